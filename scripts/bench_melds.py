@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""Speed of the meld solver and the engine, as medians of repeated runs.
+
+Prints µs per call for 10-card min deadwood, 11-card best discard and the
+meld-rich oracle hands, with two references measured in the same run: the
+solver's general path (the one multi-deck and joker hands take) on the same
+hands, and a plain sum of card values (the floor of any Python function that
+looks at every card). Then the engine's throughput replaying recorded
+OpenSpiel hands. The machines are shared and noisy: compare ratios, not
+absolute figures, across runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from ginp2p import melds as M  # noqa: E402
+from ginp2p.cards import Card, deck, parse_card  # noqa: E402
+from ginp2p.rules import PRESETS  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+
+
+def per_call_us(fn: Callable[[Any], object], inputs: Sequence[Any], repeats: int) -> float:
+    """Median over ``repeats`` runs of the mean time per call, in µs."""
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for x in inputs:
+            fn(x)
+        times.append((time.perf_counter() - t0) / len(inputs) * 1e6)
+    return statistics.median(times)
+
+
+def random_hands(n: int, size: int, seed: int) -> list[list[Card]]:
+    rng = random.Random(seed)
+    full = list(deck(52))
+    return [rng.sample(full, size) for _ in range(n)]
+
+
+def oracle_hands(prefix: str) -> list[list[Card]]:
+    path = DATA / "deadwood_cases_sample.jsonl"
+    out = []
+    for line in path.read_text().splitlines():
+        case = json.loads(line)
+        if case["id"].startswith(prefix):
+            out.append([parse_card(c) for c in case["hand"]])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hands", type=int, default=2000, help="random hands per case (default 2000)")
+    ap.add_argument("--repeats", type=int, default=7, help="repetitions; the median is shown")
+    args = ap.parse_args(argv)
+    classic = PRESETS["classic"]
+    multi = PRESETS["italian"]  # 104 cards: the general path, same answers on single-deck hands
+
+    r10 = random_hands(args.hands, 10, 1)
+    r11 = random_hands(args.hands, 11, 2)
+    m10, m11 = oracle_hands("m10"), oracle_hands("m11")
+    masks10 = [M.hand_mask(h) for h in r10]
+
+    def floor(h: list[Card]) -> int:
+        return sum(c.value for c in h)
+
+    rows: list[tuple[str, float, float, float]] = []
+    cases: list[tuple[str, Callable[[Any], object], Callable[[Any], object], list[Any]]] = [
+        ("min_deadwood, random 10 cards", lambda h: M.min_deadwood(h, classic),
+         lambda h: M.min_deadwood(h, multi), r10),
+        ("min_deadwood, 52-bit mask, random 10", lambda x: M.min_deadwood_mask(x, classic),
+         None, masks10),
+        ("best_discard, random 11 cards", lambda h: M.best_discard(h, classic),
+         lambda h: M.best_discard(h, multi), r11),
+        ("min_deadwood, meld-rich 10 (oracle m10)", lambda h: M.min_deadwood(h, classic),
+         lambda h: M.min_deadwood(h, multi), m10),
+        ("best_discard, meld-rich 11 (oracle m11)", lambda h: M.best_discard(h, classic),
+         lambda h: M.best_discard(h, multi), m11),
+    ]  # fmt: skip
+    for name, fast, general, inputs in cases:
+        t = per_call_us(fast, inputs, args.repeats)
+        g = per_call_us(general, inputs, max(1, args.repeats // 2)) if general else float("nan")
+        base = per_call_us(floor, r10 if "mask" in name else inputs, args.repeats)
+        rows.append((name, t, g, base))
+
+    print(f"meld solver: median of {args.repeats} runs over {args.hands} random hands "
+          f"({len(m10)} + {len(m11)} oracle meld-rich hands)")  # fmt: skip
+    print(f"{'case':<42} {'µs/call':>9} {'general path':>13} {'ratio':>7} "
+          f"{'sum-of-values':>14} {'ratio':>7}")  # fmt: skip
+    for name, t, g, base in rows:
+        gr = f"{g / t:6.1f}x" if g == g else "      -"
+        gs = f"{g:10.2f} µs" if g == g else "            -"
+        print(f"{name:<42} {t:9.2f} {gs} {gr} {base:11.2f} µs {t / base:6.1f}x")
+
+    # Engine throughput: recorded hands replayed per second (no legal-set checks).
+    from replay_openspiel import read_games, replay_game
+
+    games = [g for _, g in read_games([str(DATA / "openspiel_games_sample.jsonl"),
+                                       str(DATA / "openspiel_games_eager_sample.jsonl")])]  # fmt: skip
+    times = []
+    for _ in range(max(1, args.repeats // 2)):
+        t0 = time.perf_counter()
+        for g in games:
+            replay_game(g, check_legal=False)
+        times.append(time.perf_counter() - t0)
+    t = statistics.median(times)
+    moves = sum(len(g["actions"]) for g in games)
+    print(f"\nengine: {len(games)} recorded OpenSpiel hands ({moves} actions) replayed in "
+          f"{t * 1000:.0f} ms: {len(games) / t:,.0f} hands/s, {moves / t:,.0f} actions/s "
+          f"(median of {len(times)})")  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Computer players against each other: whole matches through the engine.
+
+Prints matches and hands won by each side, the average points per hand, and the
+speed in hands per second. Seats alternate between matches so neither side
+keeps the first deal. Example::
+
+    python scripts/simulate.py --preset classic --games 200 --opponent random
+    python scripts/simulate.py --preset classic --hands 2000 --opponent greedy
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from ginp2p.match import MatchState  # noqa: E402
+from ginp2p.rules import PRESETS, get_preset  # noqa: E402
+from ginp2p.selfplay import make_player, play_match  # noqa: E402
+
+
+def _progress(done: int, total: int, started: float, what: str) -> None:
+    if not sys.stderr.isatty():
+        return
+    width = 30
+    filled = width * done // max(total, 1)
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what} "
+                     f"({rate:.1f}/s) ")  # fmt: skip
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--preset", default="classic", choices=sorted(PRESETS))
+    ap.add_argument("--games", type=int, default=100, help="matches to play (default 100)")
+    ap.add_argument("--hands", type=int, default=0,
+                    help="instead of --games: play matches until this many hands are done")
+    ap.add_argument("--seed", type=int, default=1, help="first match's seed (default 1)")
+    ap.add_argument("--player", default="bot", choices=["bot", "greedy", "random"])
+    ap.add_argument("--opponent", default="bot", choices=["bot", "greedy", "random"])
+    args = ap.parse_args(argv)
+    if args.games < 1 and args.hands < 1:
+        ap.error("--games or --hands must be at least 1")
+
+    rules = get_preset(args.preset)
+    stats = {"matches": [0, 0], "hands": [0, 0], "points": [0, 0], "hands_total": 0,
+             "unfinished": 0}  # fmt: skip
+    started = time.perf_counter()
+    n = 0
+    total = args.hands or args.games
+    while (args.hands and stats["hands_total"] < args.hands) or (
+        not args.hands and n < args.games
+    ):
+        seed = args.seed + n
+        # Side 0 is --player, side 1 is --opponent; seats swap every match.
+        side_of_seat = (0, 1) if n % 2 == 0 else (1, 0)
+        kinds = [args.player, args.opponent]
+        players = (make_player(kinds[side_of_seat[0]], seed), make_player(kinds[side_of_seat[1]],
+                   seed + 7919))  # fmt: skip
+        m: MatchState = play_match(rules, players, seed)
+        if m.winner is None:
+            stats["unfinished"] += 1
+        else:
+            stats["matches"][side_of_seat[m.winner]] += 1
+        for r in m.results:
+            stats["hands_total"] += 1
+            if r.winner is not None:
+                stats["hands"][side_of_seat[r.winner]] += 1
+            for seat in (0, 1):
+                stats["points"][side_of_seat[seat]] += r.returns[seat]
+        n += 1
+        _progress(stats["hands_total"] if args.hands else n, total, started,
+                  "hands" if args.hands else "matches")
+    elapsed = time.perf_counter() - started
+    if sys.stderr.isatty():
+        sys.stderr.write("\n")
+
+    hands = stats["hands_total"]
+    decided = sum(stats["hands"])
+    names = (f"{args.player} (side A)", f"{args.opponent} (side B)")
+    print(f"preset {rules.name}: {n} matches, {hands} hands, seeds {args.seed}..{args.seed + n - 1}")
+    for side in (0, 1):
+        mw = stats["matches"][side]
+        hw = stats["hands"][side]
+        print(f"  {names[side]:<20} matches won {mw:>6} ({100 * mw / max(n, 1):5.1f}%)   "
+              f"hands won {hw:>6} ({100 * hw / max(decided, 1):5.1f}% of {decided} decided, "
+              f"{100 * hw / max(hands, 1):5.1f}% of all)   "
+              f"points/hand {stats['points'][side] / max(hands, 1):+.2f}")  # fmt: skip
+    if stats["unfinished"]:
+        print(f"  unfinished matches (hand cap reached): {stats['unfinished']}")
+    print(f"speed: {hands / elapsed:.1f} hands/s, {n / elapsed:.2f} matches/s ({elapsed:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,74 @@
+"""Cards, decks and the rule set."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ginp2p.cards import Card, CardParseError, Suit, deck, parse_card, parse_cards
+from ginp2p.rules import PRESETS, RuleSet, get_preset
+
+
+@pytest.mark.parametrize(
+    ("text", "rank", "suit", "copy"),
+    [
+        ("7H", 7, Suit.HEARTS, 0),
+        ("th", 10, Suit.HEARTS, 0),
+        ("10♥", 10, Suit.HEARTS, 0),
+        ("7♥", 7, Suit.HEARTS, 0),
+        ("AS", 1, Suit.SPADES, 0),
+        ("KC#1", 13, Suit.CLUBS, 1),
+        ("qd", 12, Suit.DIAMONDS, 0),
+        ("JK", 0, None, 0),
+        ("JK#3", 0, None, 3),
+    ],
+)
+def test_parse(text: str, rank: int, suit: Suit | None, copy: int) -> None:
+    c = parse_card(text)
+    assert (c.rank, c.suit, c.copy) == (rank, suit, copy)
+
+
+@pytest.mark.parametrize("text", ["", "1", "11H", "7X", "ZZ", "7H#2", "JK#4", "7H#x"])
+def test_parse_rejects_with_a_helpful_message(text: str) -> None:
+    with pytest.raises(CardParseError):
+        parse_card(text)
+
+
+@pytest.mark.parametrize("size", [52, 104, 108])
+def test_decks_are_distinct_and_round_trip(size: int) -> None:
+    cards = deck(size)
+    assert len(set(cards)) == size
+    assert sum(c.is_joker for c in cards) == (4 if size == 108 else 0)
+    for c in cards:
+        assert parse_card(c.label) == c
+        assert parse_card(c.pretty() + f"#{c.copy}") == c
+        assert Card.from_index(c.index) is c
+
+
+@given(st.sampled_from(deck(108)))
+def test_values_and_names(c: Card) -> None:
+    assert c.value == (10 if c.is_joker or c.rank >= 10 else c.rank)
+    assert parse_cards(f"{c.label}, {c.label}") == [c, c]
+
+
+def test_multi_deck_copies_are_different_cards() -> None:
+    a, b = parse_card("7H#0"), parse_card("7H#1")
+    assert a != b and a.face == b.face and a.code == b.code == "7H"
+
+
+def test_presets_validate_and_round_trip() -> None:
+    assert {"classic", "hoyle", "french", "italian", "italian-jokers", "rumino",
+            "openspiel"} <= set(PRESETS)  # fmt: skip
+    for rules in PRESETS.values():
+        rules.validate()
+        assert RuleSet.from_dict(rules.to_dict()) == rules
+
+
+def test_bad_settings_are_refused() -> None:
+    with pytest.raises(ValueError, match="unknown preset"):
+        get_preset("canasta")
+    with pytest.raises(ValueError, match="unknown rule settings"):
+        RuleSet.from_dict({"knock_limt": 7})
+    with pytest.raises(ValueError, match="deck_size"):
+        PRESETS["classic"].with_(deck_size=50)
