@@ -172,7 +172,8 @@ def test_hoyle_shutout_and_box_to_each_player() -> None:
     m = match.new_match(rules, first_dealer=0)
     for i, pts in enumerate(((10, 0), (0, 12), (95, 0)), start=1):
         m = replace(m, hand_no=i)
-        m = match.record_hand(m, HandResult(HandEnd.KNOCK, 0, pts, (pts[0] - pts[1],) * 2))
+        ret = (pts[0] - pts[1], pts[1] - pts[0])
+        m = match.record_hand(m, HandResult(HandEnd.KNOCK, 0, pts, ret))
     assert m.totals == (105 + 100 + 2 * 20, 12 + 20)
     assert m.margin == 245 - 32
 
