@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from enum import IntEnum
 
 __all__ = [
-    "Card",
-    "CardParseError",
     "DECK_SIZES",
     "JOKER",
     "RANKS",
+    "Card",
+    "CardParseError",
     "Suit",
     "deck",
     "format_cards",

@@ -28,8 +28,8 @@ from .rules import RuleSet
 __all__ = [
     "Action",
     "BigGin",
-    "DeclareRumino",
     "DeckKnowledge",
+    "DeclareRumino",
     "Discard",
     "DrawDiscard",
     "DrawStock",

@@ -9,8 +9,9 @@ table of 8192 entries (one per 13-bit mask, built once per ``(ace_high,
 max_run_length)``) holds the least deadwood that runs alone leave. The only ranks
 that can form a set are those held three or four times; bit tricks on the four suit
 masks find them. Usually there are none and the answer is four table lookups;
-otherwise every choice of sets (none, the four, or each of the threes) is tried.
-For a discard the same tables give all the eleven answers at once.
+otherwise every choice of sets (none, the four, or each of the threes) is tried,
+except that a set no run could use is always melded. For a discard, a second table
+holds each suit's best card to drop, so all eleven discards cost four more lookups.
 
 *Multi-deck and jokers* (showdowns, Italian and rumino hands). Every meld the hand
 can make is listed as a bitmask over the positions of its cards, then a memoised
@@ -23,7 +24,7 @@ cards at most can ever fit) combined with the search on the cards that are left.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from itertools import combinations, product
 
@@ -183,7 +184,7 @@ def _why_not_run(cards: Sequence[Card], naturals: list[Card], rules: RuleSet) ->
         ([ace if rank == 1 else rank for rank in ranks] for ace in aces),
         key=lambda spots: max(spots) - min(spots),
     )
-    letter = naturals[0].suit.letter if naturals[0].suit is not None else "?"
+    letter = naturals[0].code[-1]  # the suit
     missing = [
         RANKS[1 if spot == 14 else spot] + letter
         for spot in range(min(positions), max(positions) + 1)
@@ -228,10 +229,12 @@ def _is_set(cards: Sequence[Card], rules: RuleSet) -> bool:
     )
 
 
-def _is_run(cards: Sequence[Card], rules: RuleSet) -> bool:
+def _is_run(cards: Sequence[Card], rules: RuleSet, declared: bool = True) -> bool:
+    """Whether the cards are one run; ``rules.max_run_length`` limits declared runs only."""
     naturals = [card for card in cards if card.rank]
+    longest = min(rules.max_run_length or 13, 13) if declared else 13
     return (
-        3 <= len(cards) <= min(rules.max_run_length or 13, 13)
+        3 <= len(cards) <= longest
         and bool(naturals)
         and len(cards) - len(naturals) <= rules.jokers_per_meld
         and len({card.suit for card in naturals}) == 1
@@ -573,10 +576,12 @@ def best_discard(cards: Iterable[Card], rules: RuleSet = CLASSIC) -> tuple[Card,
 
 
 def _run_ends_fit(declared: Sequence[Card], laid: Sequence[Card], rules: RuleSet) -> bool:
-    """Whether the laid-off cards extend the declared run by at most the limit at each end."""
+    """Whether the laid-off cards extend the declared run at its ends (by at most the
+    limit at each end), the declared cards keeping their places: a card never takes
+    the place a declared joker stands for."""
     limit = rules.layoffs_per_run_end
     if limit is None:
-        return True
+        limit = len(laid)
     declared_ranks = [card.rank for card in declared if card.rank]
     laid_ranks = [card.rank for card in laid if card.rank]
     size = len(declared) + len(laid)
@@ -593,10 +598,14 @@ def _run_ends_fit(declared: Sequence[Card], laid: Sequence[Card], rules: RuleSet
 
 
 def _layoff_fits(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> bool:
-    """Whether all of ``laid`` may be laid off together onto the (valid) ``meld``."""
+    """Whether all of ``laid`` may be laid off together onto the (valid) ``meld``.
+
+    Layoffs may make a run longer than ``rules.max_run_length``, which limits what
+    is declared (OpenSpiel lays two cards on each end of a declared run of five).
+    """
     combined = [*meld.cards, *laid]
     return _is_set(combined, rules) or (
-        _is_run(combined, rules) and _run_ends_fit(meld.cards, laid, rules)
+        _is_run(combined, rules, declared=False) and _run_ends_fit(meld.cards, laid, rules)
     )
 
 
@@ -605,28 +614,14 @@ def _why_not_layoff(meld: Meld, laid: Sequence[Card], rules: RuleSet) -> str | N
     if _layoff_fits(meld, laid, rules):
         return None
     combined = [*meld.cards, *laid]
-    problem = _why_not_meld(combined, rules)
+    problem = _why_not_meld(combined, replace(rules, max_run_length=None))
     what = f"{_names(laid)} cannot be laid off on {meld}"
     if problem is not None:
         return f"{what}: {_names(sorted(combined, key=_order))} would be {problem}"
-    limit = rules.layoffs_per_run_end
-    return f"{what}: at most {_plural(limit or 0, 'card')} may extend each end of a run"
-
-
-def _near(card: Card, known: Sequence[Card], ace_high: bool) -> bool:
-    """Quick test that ``card`` might join ``known`` in one meld: a natural card must be
-    within one place, plus one per joker, of a natural card already there."""
-    if not card.rank:
-        return True
-    reach = 1 + sum(1 for other in known if not other.rank)
-    spots = (1, 14) if card.rank == 1 and ace_high else (card.rank,)
-    return any(
-        abs(spot - other_spot) <= reach
-        for other in known
-        if other.rank
-        for other_spot in ((1, 14) if other.rank == 1 and ace_high else (other.rank,))
-        for spot in spots
-    )
+    text = f"{what}: laid-off cards must extend the run at its ends"
+    if rules.layoffs_per_run_end is not None:
+        text += f", at most {_plural(rules.layoffs_per_run_end, 'card')} at each"
+    return text
 
 
 def check_layoffs(
@@ -634,9 +629,10 @@ def check_layoffs(
 ) -> str | None:
     """None if the defender may lay off all of these together, else why not.
 
-    Each knocker meld together with every card laid on it must be one valid meld,
-    and with ``rules.layoffs_per_run_end`` at most that many cards may extend each
-    end of a declared run.
+    Each knocker meld together with every card laid on it must be one valid meld
+    (a run may grow past ``rules.max_run_length``); cards laid on a run extend it at
+    its ends (never taking the place of one of its jokers), and with
+    ``rules.layoffs_per_run_end`` at most that many at each end.
     """
     melded = {card for meld in knocker_melds for card in meld.cards}
     laid: list[list[Card]] = [[] for _ in knocker_melds]
@@ -669,43 +665,106 @@ def can_lay_off(card: Card, meld: Meld, rules: RuleSet = CLASSIC) -> bool:
     return check_layoffs([meld], [Layoff(card, 0)], rules) is None
 
 
-def _layoff_choices(meld: Meld, cards: Sequence[Card], rules: RuleSet) -> list[int]:
-    """Every set of ``cards`` (as a mask of positions) that may be laid off onto ``meld``.
+def _spots(rank: int, ace_high: bool) -> tuple[int, ...]:
+    """Where a natural rank can stand in a run: 1 to 13, and 14 for a high ace."""
+    return (1, 14) if rank == 1 and ace_high else (rank,)
+
+
+def _rank_bits(rank: int, ace_high: bool) -> int:
+    """A rank's possible places in a run, as bits offset by 16."""
+    return sum(1 << spot + 16 for spot in _spots(rank, ace_high))
+
+
+def _next_spots(known: Sequence[Card], ace_high: bool) -> int:
+    """The places (as in :func:`_rank_bits`) where one more natural card can join the
+    meld ``known``: its rank, if a set, and just beyond either end of a run."""
+    ranks = [card.rank for card in known if card.rank]
+    bits = _rank_bits(ranks[0], ace_high) if len(set(ranks)) == 1 else 0
+    for low, _ in _run_placements(ranks, len(known), ace_high):
+        bits |= 1 << low - 1 + 16 | 1 << low + len(known) + 16
+    return bits
+
+
+def _grow_layoffs(
+    meld: Meld, cards: Sequence[Card], candidates: list[int], rules: RuleSet
+) -> list[int]:
+    """Every set of ``cards[i]`` for ``i`` in ``candidates`` (as a mask of positions) that
+    may be laid off onto the valid ``meld``, the empty set first.
 
     A valid set can always be laid card by card, each step valid (outwards from a
     run, any order onto a set), so growing the valid sets one card at a time finds
-    them all. The empty set comes first.
+    them all.
     """
-    if not is_meld(meld.cards, rules):
-        return [0]
-    ranks = {card.rank for card in meld.cards if card.rank}
-    suits = {card.suit for card in meld.cards if card.rank}
-    fitting = [
-        i
-        for i, card in enumerate(cards)
-        if not card.rank
-        or (len(ranks) == 1 and card.rank in ranks)
-        or (len(suits) == 1 and card.suit in suits)
-    ]
+    # a joker (-1) may stand anywhere
+    spot_bits = {
+        i: _rank_bits(cards[i].rank, rules.ace_high) if cards[i].rank else -1 for i in candidates
+    }
     choices = [0]
     frontier = [0]
     seen = {0}
     while frontier:
         grown = []
         for chosen in frontier:
-            laid = [cards[i] for i in fitting if chosen >> i & 1]
-            known = [*meld.cards, *laid]
-            for i in fitting:
+            laid = [cards[i] for i in candidates if chosen >> i & 1]
+            next_spots = _next_spots([*meld.cards, *laid], rules.ace_high)
+            for i in candidates:
                 bigger = chosen | 1 << i
                 if bigger in seen:
                     continue
                 seen.add(bigger)
-                card = cards[i]
-                if _near(card, known, rules.ace_high) and _layoff_fits(meld, [*laid, card], rules):
+                if spot_bits[i] & next_spots and _layoff_fits(meld, [*laid, cards[i]], rules):
                     grown.append(bigger)
         choices += sorted(grown)
         frontier = grown
     return choices
+
+
+def _may_fit(meld: Meld, cards: Sequence[Card]) -> list[int]:
+    """Positions of the cards that share the meld's rank (a set) or suit (a run), and jokers."""
+    ranks = {card.rank for card in meld.cards if card.rank}
+    suits = {card.suit for card in meld.cards if card.rank}
+    return [
+        i
+        for i, card in enumerate(cards)
+        if not card.rank
+        or (len(ranks) == 1 and card.rank in ranks)
+        or (len(suits) == 1 and card.suit in suits)
+    ]
+
+
+def _layoff_choices(meld: Meld, cards: Sequence[Card], rules: RuleSet) -> list[int]:
+    """Every set of ``cards`` (as a mask of positions) that may be laid off onto ``meld``."""
+    if not is_meld(meld.cards, rules):
+        return [0]
+    return _grow_layoffs(meld, cards, _may_fit(meld, cards), rules)
+
+
+def _layable(meld: Meld, cards: Sequence[Card], rules: RuleSet) -> int:
+    """The cards (as a mask of positions) that some valid layoff onto ``meld`` includes.
+
+    The cards laid at one end of a run are a valid layoff by themselves, so the two
+    ends are grown apart: far fewer sets than every combination of both ends.
+    """
+    if not is_meld(meld.cards, rules):
+        return 0
+    candidates = _may_fit(meld, cards)
+    sides = [candidates]
+    if meld.kind == "run":
+        ace_high = rules.ace_high
+        spots = [spot for card in meld.cards if card.rank for spot in _spots(card.rank, ace_high)]
+        low, high = min(spots), max(spots)
+        where = {
+            i: _spots(cards[i].rank, ace_high) if cards[i].rank else (0, 15) for i in candidates
+        }
+        sides = [
+            [i for i in candidates if min(where[i]) < high],  # a joker stands at either end
+            [i for i in candidates if max(where[i]) > low],
+        ]
+    layable = 0
+    for side in sides:
+        for choice in _grow_layoffs(meld, cards, side, rules):
+            layable |= choice
+    return layable
 
 
 def best_layoffs(
@@ -761,19 +820,30 @@ def best_arrangement(
     arrangements = search.arrangements(search.full)
     chosen = next(arrangements)
     if unseen is not None:
-        candidates = sorted(set(unseen), key=lambda card: card.index)
-        reachable: dict[int, set[Card]] = {}
+        # Copies of one card lay off alike, and so do jokers: try one card per face
+        # (as many jokers as one meld may take) and count every unseen card of the face.
+        copies: dict[int, list[Card]] = {}
+        for card in sorted(set(unseen), key=lambda card: card.index):
+            copies.setdefault(card.face, []).append(card)
+        candidates = [
+            card
+            for same in copies.values()
+            for card in same[: rules.jokers_per_meld if same[0].rank == 0 else 1]
+        ]
+        layable_faces: dict[tuple[int, ...], set[int]] = {}
 
         def exposed(masks: list[int]) -> int:
-            cards_at_risk: set[Card] = set()
+            faces: set[int] = set()
             for mask in masks:
-                if mask not in reachable:
-                    layable = 0
-                    for choice in _layoff_choices(search.meld(mask), candidates, rules):
-                        layable |= choice
-                    reachable[mask] = {c for i, c in enumerate(candidates) if layable >> i & 1}
-                cards_at_risk |= reachable[mask]
-            return len(cards_at_risk)
+                meld = search.meld(mask)
+                key = tuple(card.face for card in meld.cards)
+                if key not in layable_faces:
+                    layable = _layable(meld, candidates, rules)
+                    layable_faces[key] = {
+                        card.face for i, card in enumerate(candidates) if layable >> i & 1
+                    }
+                faces |= layable_faces[key]
+            return sum(len(copies[face]) for face in faces)
 
         fewest = exposed(chosen)
         for other in arrangements:

@@ -107,8 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     # Engine throughput: recorded hands replayed per second (no legal-set checks).
     from replay_openspiel import read_games, replay_game
 
-    games = [g for _, g in read_games([str(DATA / "openspiel_games_sample.jsonl"),
-                                       str(DATA / "openspiel_games_eager_sample.jsonl")])]  # fmt: skip
+    files = ["openspiel_games_sample.jsonl", "openspiel_games_eager_sample.jsonl"]
+    games = [g for _, g in read_games([str(DATA / f) for f in files])]
     times = []
     for _ in range(max(1, args.repeats // 2)):
         t0 = time.perf_counter()

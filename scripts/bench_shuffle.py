@@ -35,16 +35,36 @@ from ginp2p import shuffle
 from ginp2p.shuffle import Ctx, HandSecrets
 
 GAME = hashlib.sha256(b"bench").digest()
+REF_POINTS = shuffle.card_points(52)
+REF_SCALAR = nb.crypto_core_ed25519_scalar_reduce(hashlib.sha512(b"reference").digest())
 DEALT = {0: [*range(10), 20], 1: [*range(10, 21)]}  # positions each player reads in the deal
 
 
-def median_ms(fn: Callable[[], Any], reps: int) -> float:
-    times = []
+def timed(fn: Callable[[], Any]) -> float:
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+def reference_pass() -> None:
+    """The yardstick: one pass of 52 variable-base scalar multiplications."""
+    for p in REF_POINTS:
+        nb.crypto_scalarmult_ed25519_noclamp(REF_SCALAR, p)
+
+
+def measure(fn: Callable[[], Any], reps: int) -> tuple[float, float]:
+    """Median ms, and the median of each run's time over a reference pass timed just before.
+
+    Pairing each run with its own reference keeps the ratio honest when other processes
+    share the machine.
+    """
+    times, ratios = [], []
     for _ in range(reps):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times) * 1e3
+        ref = timed(reference_pass)
+        t = timed(fn)
+        times.append(t)
+        ratios.append(t / ref)
+    return statistics.median(times) * 1e3, statistics.median(ratios)
 
 
 def fresh() -> list[HandSecrets]:
@@ -88,7 +108,7 @@ def setup(n: int, k: int, ex: Executor | None) -> dict[str, Any]:
     return out
 
 
-def step_rows(n: int, k: int, reps: int, pool: Executor) -> list[tuple[str, float]]:
+def step_rows(n: int, k: int, reps: int, pool: Executor) -> list[tuple[str, float, float]]:
     """Per-step medians for one player's side of one step."""
     sec, ctx = fresh()[0], Ctx(GAME, 1, 0)
     m = list(shuffle.card_points(n))
@@ -118,7 +138,7 @@ def step_rows(n: int, k: int, reps: int, pool: Executor) -> list[tuple[str, floa
             (shuffle.check_key(lock.keys[i], keys[i]), shuffle.unmask(d4[i], keys[i], keys[i], n))
             for i in range(11)]),
     ]  # fmt: skip
-    return [(name, median_ms(fn, reps)) for name, fn in rows]
+    return [(name, *measure(fn, reps)) for name, fn in rows]
 
 
 def main() -> None:
@@ -127,23 +147,22 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=shuffle.K_DEFAULT)
     args = parser.parse_args()
     reps, k = args.reps, args.k
-    m52 = shuffle.card_points(52)
-    s = nb.crypto_core_ed25519_scalar_reduce(os.urandom(64))
-    ref = median_ms(lambda: [nb.crypto_scalarmult_ed25519_noclamp(s, p) for p in m52], reps * 3)
+    ref = statistics.median(timed(reference_pass) for _ in range(3 * reps)) * 1e3
     print(f"# {platform.python_version()}, PyNaCl {nacl.__version__}, {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.2f}, k = {k}, medians of {reps}")  # fmt: skip
-    print(f"reference: one pass of 52 scalar mults = {ref:.2f} ms\n")
+    print(f"reference: one pass of 52 scalar mults = {ref:.2f} ms (median of {3 * reps})")
+    print("'x ref' = median over runs of (run time / reference pass timed just before it)\n")
     print(f"| {'step':40} | {'n':>3} | {'ms':>8} | {'x ref':>6} |")
     print(f"|{'-' * 42}|{'-' * 5}|{'-' * 10}|{'-' * 8}|")
     sizes = {}
     with ThreadPoolExecutor(2) as pool:
         for n in (52, 108):
             rows = step_rows(n, k, reps, pool)
-            rows.append(("WHOLE SET-UP (1 thread)", median_ms(lambda n=n: setup(n, k, None), reps)))
+            rows.append(("WHOLE SET-UP (1 thread)", *measure(lambda n=n: setup(n, k, None), reps)))
             rows.append(("WHOLE SET-UP (2 threads)",
-                         median_ms(lambda n=n: setup(n, k, pool), reps)))  # fmt: skip
-            for name, ms in rows:
-                print(f"| {name:40} | {n:3} | {ms:8.1f} | {ms / ref:6.1f} |")
+                         *measure(lambda n=n: setup(n, k, pool), reps)))  # fmt: skip
+            for name, ms, ratio in rows:
+                print(f"| {name:40} | {n:3} | {ms:8.1f} | {ratio:6.1f} |")
             sizes[n] = setup(n, k, pool)
     print("\nmsgpack bytes per message")
     print(f"| {'message':32} | {'52':>6} | {'108':>6} |")
@@ -152,7 +171,8 @@ def main() -> None:
         got = [size(sizes[n][name]) if name != "challenge" else len(msgpack.packb(sizes[n][name]))
                for n in (52, 108)]  # fmt: skip
         print(f"| {name:32} | {got[0]:6} | {got[1]:6} |")
-    print(f"| {'one per-card key':32} | {len(msgpack.packb(s)):6} | {len(msgpack.packb(s)):6} |")
+    key = len(msgpack.packb(REF_SCALAR))
+    print(f"| {'one per-card key':32} | {key:6} | {key:6} |")
 
 
 if __name__ == "__main__":

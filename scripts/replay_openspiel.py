@@ -23,10 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import engine, match  # noqa: E402
-from ginp2p import melds as M  # noqa: E402
-from ginp2p.cards import Card, parse_card  # noqa: E402
-from ginp2p.engine import (  # noqa: E402
+from ginp2p import engine, match
+from ginp2p import melds as M
+from ginp2p.cards import Card, parse_card
+from ginp2p.engine import (
     DeckKnowledge,
     Discard,
     DrawDiscard,
@@ -42,7 +42,7 @@ from ginp2p.engine import (  # noqa: E402
     WallKnock,
     WallPass,
 )
-from ginp2p.rules import PRESETS  # noqa: E402
+from ginp2p.rules import PRESETS
 
 RULES = PRESETS["openspiel"]
 
@@ -123,21 +123,27 @@ class Replay:
                     f"step {self.i}: recorded player {p} but the engine has player "
                     f"{self.state.to_move} to move")  # fmt: skip
             if t == "take_first_upcard":
-                _expect(self.state.upcard == parse_card(a["card"]),
-                        f"step {self.i}: upcard is {self.state.upcard}, recorded {a['card']}")
+                _expect(
+                    self.state.upcard == parse_card(a["card"]),
+                    f"step {self.i}: upcard is {self.state.upcard}, recorded {a['card']}",
+                )
                 self._apply(TakeUpcard(), p)
             elif t == "pass_first_upcard":
                 self._apply(PassUpcard(), p)
             elif t == "draw_stock":
                 self._apply(DrawStock(), p)
                 got = self.state.knowledge.card_at(self.state.hands[p][-1])
-                _expect(got == parse_card(a["card"]), f"step {self.i}: drew {got}, recorded {a['card']}")
+                _expect(
+                    got == parse_card(a["card"]), f"step {self.i}: drew {got}, recorded {a['card']}"
+                )
             elif t == "draw_discard":
                 before = self.state.upcard
                 self._apply(DrawDiscard(), p)
                 if not self.state.over:
-                    _expect(before == parse_card(a["card"]),
-                            f"step {self.i}: took {before}, recorded {a['card']}")
+                    _expect(
+                        before == parse_card(a["card"]),
+                        f"step {self.i}: took {before}, recorded {a['card']}",
+                    )
             elif t == "discard":
                 self._check_knock_offer(a.get("knock_offered"), wall=False)
                 self._apply(Discard(parse_card(a["card"])), p)
@@ -198,23 +204,23 @@ class Replay:
                         f"{len(mine)}, OpenSpiel {len(theirs)}")  # fmt: skip
                 if "pass_offered" in a:
                     may_end = M.deadwood(remaining, RULES) <= (RULES.knock_limit or 0)
-                    _expect(may_end == a["pass_offered"], f"step {self.i}: end of melds offered "
-                            f"{a['pass_offered']} by OpenSpiel, {may_end} by the engine")  # fmt: skip
+                    offered = a["pass_offered"]
+                    _expect(may_end == offered, f"step {self.i}: end of melds offered "
+                            f"{offered} by OpenSpiel, {may_end} by the engine")  # fmt: skip
             try:
                 laid.append(M.meld_of(_cards(a["cards"]), RULES))
             except ValueError as e:
                 raise Mismatch(f"step {self.i}: {e}") from None
         action: engine.Action
-        if wall:
-            action = WallKnock(discard, tuple(laid))
-        else:
-            action = Knock(discard, tuple(laid))
+        action = WallKnock(discard, tuple(laid)) if wall else Knock(discard, tuple(laid))
         self._apply(action, p)
 
     def _show(self, p: int) -> None:
         state = self.state
-        _expect(state.phase is engine.Phase.SHOW and state.to_move == p,
-                f"step {self.i + 1}: the engine expects no showdown from player {p}")
+        _expect(
+            state.phase is engine.Phase.SHOW and state.to_move == p,
+            f"step {self.i + 1}: the engine expects no showdown from player {p}",
+        )
         cards = state.known_cards(p)
         knocker = state.knocker
         assert knocker is not None
@@ -259,36 +265,54 @@ def compare_result(state: engine.HandState, expected: dict[str, Any]) -> None:
     """Raise :class:`Mismatch` for the first field that differs."""
     r = state.result
     assert r is not None
-    _expect(list(r.returns) == expected["returns"],
-            f"returns: engine {list(r.returns)}, OpenSpiel {expected['returns']}")
-    _expect(r.end.value == expected["end"], f"end: engine {r.end.value}, OpenSpiel {expected['end']}")
-    _expect(r.knocker == expected["knocker"],
-            f"knocker: engine {r.knocker}, OpenSpiel {expected['knocker']}")
-    _expect(r.gin == expected["gin"] and r.undercut == expected["undercut"],
-            f"gin/undercut: engine {r.gin}/{r.undercut}, "
-            f"OpenSpiel {expected['gin']}/{expected['undercut']}")
+    _expect(
+        list(r.returns) == expected["returns"],
+        f"returns: engine {list(r.returns)}, OpenSpiel {expected['returns']}",
+    )
+    _expect(
+        r.end.value == expected["end"], f"end: engine {r.end.value}, OpenSpiel {expected['end']}"
+    )
+    _expect(
+        r.knocker == expected["knocker"],
+        f"knocker: engine {r.knocker}, OpenSpiel {expected['knocker']}",
+    )
+    _expect(
+        r.gin == expected["gin"] and r.undercut == expected["undercut"],
+        f"gin/undercut: engine {r.gin}/{r.undercut}, "
+        f"OpenSpiel {expected['gin']}/{expected['undercut']}",
+    )
     decls = r.declarations
     if expected["deadwood"] is None:
         _expect(r.knocker is None, "deadwood: OpenSpiel has none, the engine scored a showdown")
     else:
         got = [d.deadwood if d else None for d in decls]
-        _expect(got == expected["deadwood"], f"deadwood: engine {got}, OpenSpiel {expected['deadwood']}")
+        _expect(
+            got == expected["deadwood"], f"deadwood: engine {got}, OpenSpiel {expected['deadwood']}"
+        )
     for p in (0, 1):
         mine = {_meld_key(m) for m in decls[p].melds} if decls[p] else set()
         theirs = {_meld_key(m) for m in expected["melds"][p]}
         _expect(mine == theirs, f"melds of player {p}: engine {len(mine)}, OpenSpiel {len(theirs)}")
     lays = [str(lay.card) for d in decls if d for lay in d.layoffs]
     _expect(lays == expected["layoffs"], f"layoffs: engine {lays}, OpenSpiel {expected['layoffs']}")
-    _expect(state.stock_left == expected["stock_left"],
-            f"stock_left: engine {state.stock_left}, OpenSpiel {expected['stock_left']}")
+    _expect(
+        state.stock_left == expected["stock_left"],
+        f"stock_left: engine {state.stock_left}, OpenSpiel {expected['stock_left']}",
+    )
     pile = [str(c) for c in state.pile_cards()]
     live = r.end.value in ("wall_pass", "repeated_upcard_discard", "max_draw_upcard")
     upcard = pile.pop() if live and pile else None
-    _expect(upcard == expected["upcard"], f"upcard: engine {upcard}, OpenSpiel {expected['upcard']}")
-    _expect(pile == expected["discard_pile"],
-            f"discard_pile: engine {' '.join(pile)}, OpenSpiel {' '.join(expected['discard_pile'])}")
-    _expect(state.discard_draws == expected["num_draw_discard"],
-            f"num_draw_discard: engine {state.discard_draws}, OpenSpiel {expected['num_draw_discard']}")
+    _expect(
+        upcard == expected["upcard"], f"upcard: engine {upcard}, OpenSpiel {expected['upcard']}"
+    )
+    _expect(
+        pile == expected["discard_pile"],
+        f"discard_pile: engine {' '.join(pile)}, OpenSpiel {' '.join(expected['discard_pile'])}",
+    )
+    _expect(
+        state.discard_draws == expected["num_draw_discard"],
+        f"num_draw_discard: engine {state.discard_draws}, OpenSpiel {expected['num_draw_discard']}",
+    )
 
 
 def replay_game(game: dict[str, Any], check_legal: bool = True) -> engine.HandState:

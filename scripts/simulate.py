@@ -18,9 +18,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p.match import MatchState  # noqa: E402
-from ginp2p.rules import PRESETS, get_preset  # noqa: E402
-from ginp2p.selfplay import make_player, play_match  # noqa: E402
+from ginp2p.match import MatchState
+from ginp2p.rules import PRESETS, get_preset
+from ginp2p.selfplay import make_player, play_match
 
 
 def _progress(done: int, total: int, started: float, what: str) -> None:
@@ -38,8 +38,12 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--preset", default="classic", choices=sorted(PRESETS))
     ap.add_argument("--games", type=int, default=100, help="matches to play (default 100)")
-    ap.add_argument("--hands", type=int, default=0,
-                    help="instead of --games: play matches until this many hands are done")
+    ap.add_argument(
+        "--hands",
+        type=int,
+        default=0,
+        help="instead of --games: play matches until this many hands are done",
+    )
     ap.add_argument("--seed", type=int, default=1, help="first match's seed (default 1)")
     ap.add_argument("--player", default="bot", choices=["bot", "greedy", "random"])
     ap.add_argument("--opponent", default="bot", choices=["bot", "greedy", "random"])
@@ -53,9 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     n = 0
     total = args.hands or args.games
-    while (args.hands and stats["hands_total"] < args.hands) or (
-        not args.hands and n < args.games
-    ):
+    while (args.hands and stats["hands_total"] < args.hands) or (not args.hands and n < args.games):
         seed = args.seed + n
         # Side 0 is --player, side 1 is --opponent; seats swap every match.
         side_of_seat = (0, 1) if n % 2 == 0 else (1, 0)
@@ -74,8 +76,12 @@ def main(argv: list[str] | None = None) -> int:
             for seat in (0, 1):
                 stats["points"][side_of_seat[seat]] += r.returns[seat]
         n += 1
-        _progress(stats["hands_total"] if args.hands else n, total, started,
-                  "hands" if args.hands else "matches")
+        _progress(
+            stats["hands_total"] if args.hands else n,
+            total,
+            started,
+            "hands" if args.hands else "matches",
+        )
     elapsed = time.perf_counter() - started
     if sys.stderr.isatty():
         sys.stderr.write("\n")
@@ -83,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     hands = stats["hands_total"]
     decided = sum(stats["hands"])
     names = (f"{args.player} (side A)", f"{args.opponent} (side B)")
-    print(f"preset {rules.name}: {n} matches, {hands} hands, seeds {args.seed}..{args.seed + n - 1}")
+    print(
+        f"preset {rules.name}: {n} matches, {hands} hands, seeds {args.seed}..{args.seed + n - 1}"
+    )
     for side in (0, 1):
         mw = stats["matches"][side]
         hw = stats["hands"][side]

@@ -8,6 +8,7 @@ every family of disjoint melds.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import cache
 from itertools import combinations, product
 from pathlib import Path
@@ -43,8 +44,8 @@ ACE_HIGH = CLASSIC.with_(name="ace-high", ace_high=True)
 RUNS_OF_4 = CLASSIC.with_(name="runs-of-4", max_run_length=4)
 TWO_JOKERS = ITALIAN_JOKERS.with_(name="two-jokers", jokers_per_meld=2, joker_value=15)
 
-SOME = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-FEW = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SOME = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FEW = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def cards(text: str) -> list[Card]:
@@ -135,15 +136,14 @@ def bf_min_deadwood(hand: tuple[Card, ...], rules: RuleSet) -> int:
 @cache
 def bf_layoff_ok(declared: tuple[Card, ...], laid: tuple[Card, ...], rules: RuleSet) -> bool:
     combined = declared + laid
-    if not bf_is_meld(canonical(combined), rules):
+    # The longest run limits declared runs only; layoffs may go past it.
+    if not bf_is_meld(canonical(combined), replace(rules, max_run_length=None)):
         return False
-    limit = rules.layoffs_per_run_end
-    if limit is None:
-        return True
+    limit = rules.layoffs_per_run_end if rules.layoffs_per_run_end is not None else len(laid)
     for faces in bf_stand_ins(combined):
         if bf_natural_set(faces):
             return True
-        if not bf_natural_run(faces, rules):
+        if not bf_natural_run(faces, replace(rules, max_run_length=None)):
             continue
         for spots in bf_run_positions(faces, rules):
             own, added = spots[: len(declared)], spots[len(declared) :]
@@ -286,9 +286,7 @@ def test_min_deadwood_examples():
 @given(data=st.data())
 def test_best_discard_matches_brute_force(rules, data):
     hand = data.draw(hands(rules, (11, 11)))
-    after = {
-        card: bf_min_deadwood(canonical(c for c in hand if c != card), rules) for card in hand
-    }
+    after = {card: bf_min_deadwood(canonical(c for c in hand if c != card), rules) for card in hand}
     expected = min(hand, key=lambda card: (after[card], -bf_value(card, rules), -card.index))
     assert best_discard(hand, rules) == (expected, after[expected])
     if rules.deck_size == 52:
@@ -349,13 +347,16 @@ def test_best_arrangement_leaves_the_fewest_layoffs():
     four_sevens = [Meld(tuple(cards("7H 7S 7D 7C"))), Meld(tuple(cards("8H 9H TH")))]
     long_run = [Meld(tuple(cards("7S 7D 7C"))), Meld(tuple(cards("7H 8H 9H TH")))]
     unseen = [card for card in deck(52) if card not in hand]
-    # Classic: 8-9-T takes J, Q, K; 7-8-9-T would also take A to 6.
+    assert best_arrangement(hand)[0] == sorted_melds(long_run)  # without unseen cards
+    # 8-9-T takes J, Q, K; 7-8-9-T would also take A to 6.
     assert best_arrangement(hand, CLASSIC, unseen) == (sorted_melds(four_sevens), [])
-    # Runs of at most 4: 7-8-9-T takes nothing, 8-9-T still takes the JH.
-    assert best_arrangement(hand, RUNS_OF_4, unseen) == (sorted_melds(long_run), [])
-    # Only what the opponent may hold counts: with only 6H and JH unseen, 8-9-T
-    # takes the JH, 7-8-9-T both.
+    # At most two at each end: 8-9-T takes J and Q, 7-8-9-T also 6 and 5.
+    two_per_end = CLASSIC.with_(layoffs_per_run_end=2)
+    assert best_arrangement(hand, two_per_end, unseen)[0] == sorted_melds(four_sevens)
+    # Only what the opponent may hold counts: with 6H and JH unseen, 8-9-T takes
+    # the JH, 7-8-9-T both; with the JH alone it is a tie, and the tie stays as it was.
     assert best_arrangement(hand, CLASSIC, cards("6H JH"))[0] == sorted_melds(four_sevens)
+    assert best_arrangement(hand, CLASSIC, cards("JH"))[0] == sorted_melds(long_run)
 
 
 @pytest.mark.parametrize("rules", [CLASSIC, RUNS_OF_4, OPENSPIEL], ids=lambda r: r.name)
@@ -415,8 +416,9 @@ def layoff_cases(draw, rules: RuleSet):
         if draw(st.booleans()):
             suit = draw(st.sampled_from(list(Suit)))
             length = draw(st.integers(3, min(rules.max_run_length or 5, 5)))
-            low = draw(st.integers(1, 14 - length))
-            group = [card_at(low + k, suit, draw(st.integers(0, copies - 1))) for k in range(length)]
+            low = draw(st.integers(1, (15 if rules.ace_high else 14) - length))  # Q-K-A too
+            ranks = [(low + k - 1) % 13 + 1 for k in range(length)]
+            group = [card_at(rank, suit, draw(st.integers(0, copies - 1))) for rank in ranks]
         else:
             rank = draw(st.integers(1, 13))
             suits = draw(st.lists(st.sampled_from(list(Suit)), unique=True, min_size=3, max_size=3))
@@ -453,6 +455,7 @@ def test_best_layoffs_matches_brute_force(rules, data):
     knocker_melds, defender = data.draw(layoff_cases(rules))
     melds, layoffs, left = best_layoffs(defender, knocker_melds, rules)
     assert left == bf_best_layoffs(defender, knocker_melds, rules)
+    assert best_layoffs(defender[::-1], knocker_melds, rules) == (melds, layoffs, left)
     assert check_layoffs(knocker_melds, layoffs, rules) is None
     assert all(is_meld(meld.cards, rules) for meld in melds)
     placed = [card for meld in melds for card in meld.cards] + [lay.card for lay in layoffs]
@@ -487,15 +490,26 @@ def test_check_layoffs():
     assert "at most 4 cards" in check_layoffs([sevens], [Layoff(parse_card("7S#1"), 0)], ITALIAN)
     two_per_end = CLASSIC.with_(layoffs_per_run_end=2)
     too_many = [Layoff(c, 0) for c in cards("8H 9H TH")]
-    assert "at most 2 cards may extend each end" in check_layoffs([run], too_many, two_per_end)
+    assert "at most 2 cards at each" in check_layoffs([run], too_many, two_per_end)
     both_ends = [Layoff(c, 0) for c in cards("3H 4H 8H 9H")]
     assert check_layoffs([run], both_ends, two_per_end) is None
-    assert "at most 5 cards" in check_layoffs([run], both_ends, OPENSPIEL)
+    # OpenSpiel lays off past its longest declared run of 5, two cards at each end.
+    assert check_layoffs([run], both_ends, OPENSPIEL) is None
+    five = meld_of(cards("5H 6H 7H 8H 9H"), OPENSPIEL)
+    assert check_layoffs([five], [Layoff(c, 0) for c in cards("3H 4H TH JH")], OPENSPIEL) is None
     assert "numbered 0 to 0" in check_layoffs([run], [Layoff(parse_card("8H"), 1)])
     twice = [Layoff(parse_card("8H"), 0), Layoff(parse_card("8H"), 0)]
     assert check_layoffs([run], twice) == "8H is laid off twice"
     assert "knocker's own" in check_layoffs([run], [Layoff(parse_card("7H"), 0)])
     assert check_layoffs([run], [Layoff(parse_card("JK"), 0)], ITALIAN_JOKERS) is None
+    # A 6H would take the joker's place: 5H 6H 7H JK is a run, but 6H extends no end.
+    gap = meld_of(cards("5H JK 7H"), ITALIAN_JOKERS)
+    six = [Layoff(parse_card("6H#1"), 0)]
+    assert check_layoffs([gap], six, ITALIAN_JOKERS).endswith("must extend the run at its ends")
+    assert "at its ends, at most 2 cards at each" in check_layoffs(
+        [gap], six, ITALIAN_JOKERS.with_(layoffs_per_run_end=2)
+    )
+    assert check_layoffs([gap], [Layoff(parse_card("8H"), 0)], ITALIAN_JOKERS) is None
     jokers = [Layoff(c, 0) for c in cards("JK JK#1")]
     assert "at most 1 joker" in check_layoffs([run], jokers, ITALIAN_JOKERS)
 
@@ -506,7 +520,7 @@ def test_can_lay_off():
     assert not can_lay_off(parse_card("2H"), run, ACE_HIGH)  # never round the corner
     assert can_lay_off(parse_card("8C"), meld_of(cards("8S 8H 8D")))
     assert not can_lay_off(parse_card("8C"), meld_of(cards("8S 8H 8D 8C#1"), ITALIAN), ITALIAN)
-    assert not can_lay_off(parse_card("9H"), meld_of(cards("5H 6H 7H 8H")), RUNS_OF_4)
+    assert can_lay_off(parse_card("9H"), meld_of(cards("5H 6H 7H 8H"), RUNS_OF_4), RUNS_OF_4)
 
 
 # -- melds, messages, rumino ----------------------------------------------------------------
@@ -519,6 +533,7 @@ def test_can_lay_off():
         ("7H TH JK", ITALIAN_JOKERS, "8H and 9H are missing, more than 1 joker can stand for"),
         ("7H 8S 9H", CLASSIC, "neither a set (one rank) nor a run (one suit)"),
         ("7H 7H#1 7S", ITALIAN, "not a set: it has 7H twice"),
+        ("7H 7H#1 8H", ITALIAN, "not a run: it has 7H twice"),
         ("7H 8H", CLASSIC, "a meld has at least 3 cards"),
         ("KH AH 2H", ACE_HIGH, "a run cannot go round the corner (K-A-2)"),
         ("QH KH AH", CLASSIC, "the ace is low only (A-2-3) in these rules"),

@@ -71,7 +71,10 @@ def _mutations() -> list[tuple[str, dict[str, Any]]]:
     m = copy.deepcopy(g)
     idx = [i for i, a in enumerate(m["actions"]) if a["t"] == "discard" and a["p"] == 0]
     a, b = idx[0], idx[1]
-    m["actions"][a]["card"], m["actions"][b]["card"] = m["actions"][b]["card"], m["actions"][a]["card"]
+    m["actions"][a]["card"], m["actions"][b]["card"] = (
+        m["actions"][b]["card"],
+        m["actions"][a]["card"],
+    )
     out.append(("swapped action", m))
     for field, change in (
         ("returns", lambda r: [r["returns"][0] + 1, r["returns"][1] - 1]),
@@ -92,12 +95,14 @@ def _mutations() -> list[tuple[str, dict[str, Any]]]:
     # A meld that is not a meld.
     m = copy.deepcopy(g)
     meld = next(a for a in m["actions"] if a["t"] == "meld")
-    meld["cards"] = meld["cards"][:2] + ["KS" if meld["cards"][2] != "KS" else "KH"]
+    meld["cards"] = [*meld["cards"][:2], "KS" if meld["cards"][2] != "KS" else "KH"]
     out.append(("broken meld", m))
     return out
 
 
-@pytest.mark.parametrize(("name", "game"), _mutations(), ids=lambda x: x if isinstance(x, str) else "")
+@pytest.mark.parametrize(
+    ("name", "game"), _mutations(), ids=lambda x: x if isinstance(x, str) else ""
+)
 def test_every_mutation_is_caught(name: str, game: dict[str, Any]) -> None:
     with pytest.raises(Mismatch):
         replay_game(game)

@@ -265,13 +265,17 @@ def test_executor_changes_nothing() -> None:
 def test_privacy_after_the_deal_first_player_finds_only_its_cards() -> None:
     """Every product or ratio of two scalars A holds, applied to every position of D2-D4.
 
-    A's scalars: x, all x_i, every r_t and r_t/x of its proof; B's: the keys B sent and
-    B's cut-and-choose answers. A relation Q = s1·s2·M_c is found by meeting in the
-    middle: s2⁻¹·Q against s1·M_c, both over the scalars and their inverses.
+    A's scalars: its seeds read as scalars, x, all x_i, every r_t and r_t/x of its proof;
+    B's: the keys B sent and B's cut-and-choose answers. A relation Q = s1·s2·M_c is found
+    by meeting in the middle: s2⁻¹·Q against s1·M_c, both over the scalars and their
+    inverses. D1 is left out: A built it and knows its cards, but not where B moved them.
     """
     s = honest(52)
     sa, n, k = s.secrets[s.a], s.n, s.k
-    pool = [sa.x, *(sa.card_key(i) for i in range(n))]
+    seeds = [
+        nb.crypto_core_ed25519_scalar_reduce(x + bytes(32)) for x in (sa.perm_seed, sa.key_seed)
+    ]
+    pool = [*seeds, sa.x, *(sa.card_key(i) for i in range(n))]
     pool += [sa.mask(t) for t in range(k)] + [shuffle._smul(sa.mask(t), sa.x_inv) for t in range(k)]
     pool += list(s.log.keys[s.b].values()) + list(s.log.answers[s.b].scalars)
     factors = [scalar_int(1), *pool, *(nb.crypto_core_ed25519_scalar_invert(x) for x in pool)]
