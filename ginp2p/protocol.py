@@ -1,0 +1,512 @@
+"""One player's side of a game, sans-IO: ``PeerProtocol`` (h11's shape).
+
+Inputs are a local intent (an engine action, a resign, a chat, a claim), bytes from the
+other peer, and the clock. Outputs are a list of instructions and events, to be carried
+out *in order* by whoever drives the protocol (the network layer, the fake link of the
+tests, a bot runner):
+
+* :class:`Save` — append this entry to the ``.ginlog`` file and fsync, before anything
+  after it is done. Every entry, sent or received, comes out as a ``Save`` first.
+* :class:`SaveSeeds` / :class:`SaveAnswer` — write to the secrets file and fsync. They
+  always come before the entry that depends on them (the commit, the answers).
+* :class:`Send` — send the entry to the other peer.
+* :class:`Waiting`, :class:`Dropped` and the table's events (:class:`~ginp2p.table.HandDealt`,
+  :class:`~ginp2p.table.Moved`, …) — for the player.
+
+Every step of the shuffle schedule is taken automatically as soon as it is owed; only
+the moves of play are the player's. The table is always the fold of the log
+(:class:`~ginp2p.table.Table`), for our own entries exactly as for the other's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from concurrent.futures import Executor
+from dataclasses import dataclass
+from typing import Any
+
+import nacl.signing
+
+from . import engine
+from . import events as ev
+from . import shuffle as sh
+from .engine import Action, HandState
+from .events import LocalProtocolError
+from .log import GUEST, HOST, Entry, Log, Outcome, Owed, claim_body, nonce_hash
+from .rules import RuleSet
+from .table import (
+    PLAY_KINDS,
+    CheatDetected,
+    Event,
+    HandFold,
+    Table,
+    bits_to_bytes,
+)
+
+__all__ = [
+    "Dropped",
+    "Output",
+    "PeerProtocol",
+    "Refolded",
+    "Refused",
+    "Save",
+    "SaveAnswer",
+    "SaveSeeds",
+    "Send",
+    "Waiting",
+]
+
+SHOWING_ACTIONS = frozenset({"knock", "gin", "big_gin", "wall_knock", "show", "declare_rumino"})
+
+
+@dataclass(frozen=True, slots=True)
+class Save:
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
+class SaveSeeds:
+    hand: int
+    perm_seed: bytes
+    key_seed: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SaveAnswer:
+    hand: int
+    step: int
+    challenge: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Send:
+    entry: Entry
+
+
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """The other player owes ``what`` since ``since`` (the clock given to the protocol)."""
+
+    on: int
+    what: str
+    since: float
+
+
+@dataclass(frozen=True, slots=True)
+class Dropped:
+    """Bytes from the peer that were not a valid entry: a transport fault, ignored."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Refolded:
+    """A late concurrent entry changed the order: the table was recomputed from ``index``."""
+
+    index: int
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """Something the protocol will not do (rules declined, a second challenge)."""
+
+    reason: str
+
+
+Output = Save | SaveSeeds | SaveAnswer | Send | Waiting | Dropped | Refolded | Refused | Event
+
+
+class PeerProtocol:
+    """A player's session: the log, the table, the seeds, and what to append next.
+
+    ``me`` is HOST (0) or GUEST (1). The host gives ``rules`` and the protocol
+    parameters; the guest may give ``accept_rules`` to decline the host's rules.
+    ``rng(n)`` returns n random bytes (the only randomness used: fresh seeds and the
+    guest's nonce). ``peer_key`` pins the opponent's Ed25519 key (from pairing).
+    To resume, pass the records of the log file and the secrets already stored.
+    """
+
+    def __init__(
+        self,
+        me: int,
+        key: nacl.signing.SigningKey,
+        rng: Callable[[int], bytes],
+        *,
+        name: str = "",
+        rules: RuleSet | None = None,
+        k: int = sh.K_DEFAULT,
+        claim_timeout: int = 120,
+        peer_key: bytes | None = None,
+        accept_rules: Callable[[RuleSet], bool] | None = None,
+        executor: Executor | None = None,
+        records: Iterable[bytes] = (),
+        seeds: Mapping[int, tuple[bytes, bytes]] | None = None,
+        answered: Mapping[tuple[int, int], bytes] | None = None,
+    ) -> None:
+        if me not in (HOST, GUEST):
+            raise ValueError("me is 0 (host) or 1 (guest)")
+        if me == HOST and rules is None:
+            raise ValueError("the host chooses the rules")
+        self.me = me
+        self.key = key
+        self.rng = rng
+        self.name = name
+        self.host_rules = rules
+        self.k = k
+        self.claim_timeout = claim_timeout
+        self.accept_rules = accept_rules
+        pins: list[bytes | None] = [None, None]
+        pins[me] = bytes(key.verify_key)
+        pins[1 - me] = peer_key
+        self.log = Log((pins[0], pins[1]))
+        self._seeds: dict[int, sh.HandSecrets] = {
+            hand: sh.HandSecrets(*pair) for hand, pair in (seeds or {}).items()
+        }
+        self._answered: dict[tuple[int, int], bytes] = dict(answered or {})
+        self.table = Table(me, self._seeds.get, executor)
+        self.executor = executor
+        self._nonce: bytes | None = None
+        self._reported = 0
+        self._now = 0.0
+        self._waiting: tuple[int, str] | None = None
+        self._since = 0.0
+        self._disputed = False
+        self.refused: str | None = None
+        for record in records:
+            self.log.add(record)
+        if len(self.log):
+            self._nonce = self._stored_nonce()
+            self.table.update(self.log.linear())
+            self._reported = len(self.table.events)
+            self._disputed = any(d[0] == me for d in self.table.disputes)
+
+    def _stored_nonce(self) -> bytes | None:
+        """The host's nonce is its seeds of hand 0, so it survives a crash."""
+        pair = self._seeds.get(0)
+        return pair.perm_seed if pair is not None else None
+
+    # -- reading ----------------------------------------------------------------------
+    @property
+    def opponent(self) -> int:
+        return 1 - self.me
+
+    @property
+    def finished(self) -> bool:
+        return self.table.finished
+
+    @property
+    def cheat(self) -> Any:
+        return self.table.cheat
+
+    def view(self) -> HandState | None:
+        """The hand as this player sees it (own cards and every public card)."""
+        hs = self.table.hand_state()
+        return hs.view(self.me) if hs is not None else None
+
+    def owed(self) -> list[Owed]:
+        return self.table.owed()
+
+    @property
+    def my_turn(self) -> bool:
+        """True when a move of play is owed by this player."""
+        o = self.table.owes(self.me)
+        return o is not None and o.kinds == PLAY_KINDS
+
+    def legal_actions(self) -> list[Action]:
+        hs = self.view()
+        return engine.legal_actions(hs) if hs is not None and self.my_turn else []
+
+    def have(self) -> tuple[int, int]:
+        """What resync says: the contiguous seqs stored per feed."""
+        return self.log.have()
+
+    def missing(self, their_have: tuple[int, int]) -> list[bytes]:
+        """Our stored entries the other side lacks, in feed order (one per message)."""
+        out = []
+        for author in (HOST, GUEST):
+            out += [e.wire for e in self.log.since(author, their_have[author])]
+        return out
+
+    # -- inputs ---------------------------------------------------------------------
+    def start(self, now: float = 0.0) -> list[Output]:
+        """Begin (or, after a restart, carry on): append whatever is owed automatically."""
+        self._now = now
+        out: list[Output] = []
+        self._auto(out)
+        self._watch(out)
+        return out
+
+    def receive(self, wire: bytes, now: float | None = None) -> list[Output]:
+        """Bytes from the other peer. Never raises on them."""
+        if now is not None:
+            self._now = now
+        out: list[Output] = []
+        stored = False
+        for added in self.log.add(wire).all():
+            if added.stored:
+                assert added.entry is not None
+                out.append(Save(added.entry))
+                stored = True
+            elif added.outcome is Outcome.DROPPED:
+                out.append(Dropped(added.reason))
+        if stored:
+            self._refresh(out)
+            self._auto(out)
+        self._watch(out)
+        return out
+
+    def tick(self, now: float) -> list[Output]:
+        """The clock moved: report who we wait for (a claim is the caller's choice)."""
+        self._now = now
+        out: list[Output] = []
+        self._watch(out)
+        return out
+
+    def claimable(self, now: float | None = None) -> Owed | None:
+        """What the other player has owed for longer than the claim timeout, if anything."""
+        now = self._now if now is None else now
+        o = self.table.owes(self.opponent)
+        if o is None or self._waiting is None:
+            return None
+        return o if now - self._since >= self.table.claim_timeout else None
+
+    def claim(self, now: float | None = None) -> list[Output]:
+        """Append a claim that the other player's owed entry is overdue."""
+        owed = self.claimable(now)
+        if owed is None:
+            raise LocalProtocolError("nothing is overdue: no claim can be made")
+        return self._append_and_fold("claim", claim_body(self.log, self.me, owed))
+
+    def act(self, action: Action) -> list[Output]:
+        """Play a move; raises IllegalAction (or LocalProtocolError) and sends nothing
+        if the move is not allowed now."""
+        if isinstance(action, engine.Resign):
+            return self.resign()
+        if not self.my_turn:
+            raise LocalProtocolError(self._not_now())
+        h = self.table.hand
+        full = self.table.hand_state()
+        assert h is not None and full is not None
+        engine.apply(full, action, self.me)  # raises IllegalAction with the rule broken
+        kind, body = ev.action_body(action, h.number, self._reveal(full, h, action))
+        return self._append_and_fold(kind, body)
+
+    def resign(self, reason: str = "") -> list[Output]:
+        if self.table.match is None or self.table.match.over:
+            raise LocalProtocolError("there is no match in play to resign")
+        return self._append_and_fold("resign", ev.make("resign", reason[:200]))
+
+    def chat(self, text: str) -> list[Output]:
+        return self._append_and_fold("chat", ev.make("chat", text[:500]))
+
+    # -- internals ------------------------------------------------------------------
+    def _not_now(self) -> str:
+        owed = self.table.owed()
+        if not owed:
+            return "nothing can be played now"
+        return "not your move now: " + "; ".join(
+            f"{'you' if o.author == self.me else 'the other player'} owe {o.what}" for o in owed
+        )
+
+    def _reveal(self, full: HandState, h: HandFold, action: Action) -> list[tuple[int, bytes]]:
+        """The per-card keys an action's entry must carry."""
+        mine = h.keys[self.me]
+        if action.kind in SHOWING_ACTIONS:
+            positions = list(full.hands[self.me])
+        elif isinstance(action, engine.Discard):
+            positions = [full.position_of(self.me, action.card)]
+        else:
+            return []
+        seeds = self._seeds[h.number]
+        return [(pos, seeds.card_key(pos)) for pos in sorted(positions) if pos not in mine]
+
+    def _append(self, kind: str, body: Any, out: list[Output]) -> Entry:
+        entry = self.log.append(self.key, self.me, kind, body)
+        out += [Save(entry), Send(entry)]
+        return entry
+
+    def _append_and_fold(self, kind: str, body: Any) -> list[Output]:
+        out: list[Output] = []
+        self._append(kind, body, out)
+        self._refresh(out)
+        self._auto(out)
+        self._watch(out)
+        return out
+
+    def _refresh(self, out: list[Output]) -> None:
+        start = self.table.update(self.log.linear())
+        events = self.table.events
+        before = sum(1 for i, _ in events if i < start)
+        if self._reported > before:
+            out.append(Refolded(start))
+        fresh = [e for i, e in events if i >= start]
+        skip = max(0, self._reported - before)
+        out += fresh[skip:]
+        self._reported = len(events)
+
+    def _watch(self, out: list[Output]) -> None:
+        o = self.table.owes(self.opponent)
+        now = (o.author, o.what) if o is not None else None
+        if now != self._waiting:
+            self._waiting = now
+            self._since = self._now
+            if o is not None:
+                out.append(Waiting(o.author, o.what, self._now))
+
+    def _auto(self, out: list[Output]) -> None:
+        """Append every owed entry that is not a player's decision, one after another."""
+        while True:
+            step = self._next_auto()
+            if step is None:
+                return
+            kind, body, before = step
+            out += before
+            self._append(kind, body, out)
+            self._refresh(out)
+
+    def _next_auto(self) -> tuple[str, Any, list[Output]] | None:
+        t = self.table
+        if t.cheat is not None:
+            return self._after_cheat()
+        owed = t.owes(self.me)
+        if owed is None or owed.kinds == PLAY_KINDS:
+            return None
+        (kind,) = owed.kinds
+        if kind == "hello":
+            return self._hello()
+        if kind == "nonce":
+            nonce = self._stored_nonce()
+            assert nonce is not None
+            return "nonce", ev.make("nonce", nonce), []
+        h = t.hand
+        assert h is not None and t.game is not None
+        return getattr(self, f"_make_{kind}")(h, t.game)
+
+    def _hello(self) -> tuple[str, Any, list[Output]] | None:
+        if self.me == HOST:
+            assert self.host_rules is not None
+            nonce = self.rng(32)
+            seeds = sh.HandSecrets(nonce, nonce)
+            self._seeds[0] = seeds
+            body = ev.make(
+                "hello", bytes(self.key.verify_key), self.name, self.host_rules.to_dict(),
+                (self.k, self.claim_timeout), nonce_hash(nonce), None,
+            )  # fmt: skip
+            return "hello", body, [SaveSeeds(0, nonce, nonce)]
+        rules = self.table.rules
+        if rules is None or self.refused is not None:
+            return None
+        if self.accept_rules is not None and not self.accept_rules(rules):
+            self.refused = f"the host's rules ({rules.name}) were declined"
+            return None
+        body = ev.make("hello", bytes(self.key.verify_key), self.name, None, None, None,
+                       self.rng(32))  # fmt: skip
+        return "hello", body, []
+
+    def _secrets(self, hand: int) -> tuple[sh.HandSecrets, list[Output]]:
+        s = self._seeds.get(hand)
+        if s is not None:
+            return s, []
+        perm, key = self.rng(32), self.rng(32)
+        s = self._seeds[hand] = sh.HandSecrets(perm, key)
+        return s, [SaveSeeds(hand, perm, key)]
+
+    def _make_commit(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        s, before = self._secrets(h.number)
+        c = sh.make_commit(s, h.ctx(game, self.me))
+        return "commit", ev.make("commit", h.number, c.c, c.P), before
+
+    def _make_shuffle(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        s = self._seeds[h.number]
+        d_in = h.deck(0 if self.me == h.first else 1)
+        msg = sh.shuffle_step(s, h.ctx(game, self.me), d_in, self.table.k, self.executor)
+        body = ev.make("shuffle", h.number, msg.d_out, b"".join(msg.sum_proof), msg.deck_hash)
+        return "shuffle", body, []
+
+    def _make_challenge(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        prover = self.opponent
+        entry_id = h.shuffle_ids[prover]
+        assert entry_id is not None
+        bits = sh.challenge_bits(
+            self._seeds[h.number].key_seed, h.ctx(game, prover), entry_id, self.table.k
+        )
+        step = 1 if prover == h.first else 2
+        return "challenge", ev.make("challenge", h.number, step, bits_to_bytes(bits)), []
+
+    def _make_answers(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]] | None:
+        bits = h.challenges[self.opponent]
+        assert bits is not None
+        step = 1 if self.me == h.first else 2
+        challenge = bits_to_bytes(bits)
+        known = self._answered.get((h.number, step))
+        if known is not None and known != challenge:
+            self.refused = f"a second challenge to the shuffle proof of hand {h.number}"
+            return None
+        self._answered[(h.number, step)] = challenge
+        answers = sh.answer_challenge(self._seeds[h.number], h.n, bits, self.table.k)
+        rows = [
+            (bit, scalar, bytes(perm))
+            for bit, scalar, perm in zip(bits, answers.scalars, answers.perms, strict=True)
+        ]
+        body = ev.make("answers", h.number, step, rows)
+        return "answers", body, [SaveAnswer(h.number, step, challenge)]
+
+    def _make_lock(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        s = self._seeds[h.number]
+        first = self.me == h.first
+        d_in = h.deck(2 if first else 3)
+        msg = sh.lock_step(s, h.ctx(game, self.me), d_in, self.executor)
+        deal = [] if first else self._deal_keys(h)
+        body = ev.make("lock", h.number, msg.d_out, msg.keys, b"".join(msg.proof), deal)
+        return "lock", body, []
+
+    def _deal_keys(self, h: HandFold) -> list[tuple[int, bytes]]:
+        rules = self.table.rules
+        assert rules is not None
+        size = rules.hand_size
+        other = range(size) if self.me == h.dealer else range(size, 2 * size)
+        s = self._seeds[h.number]
+        return [(pos, s.card_key(pos)) for pos in (*other, 2 * size)]
+
+    def _make_keys(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        return "keys", ev.make("keys", h.number, self._deal_keys(h)), []
+
+    def _make_stock_key(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        assert h.pending_stock is not None
+        pos = h.pending_stock[0]
+        key = self._seeds[h.number].card_key(pos)
+        return "stock_key", ev.make("stock_key", h.number, pos, key), []
+
+    def _make_open(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        s = self._seeds[h.number]
+        return "open", ev.make("open", h.number, s.perm_seed, s.key_seed), []
+
+    def _make_checkpoint(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
+        m = self.table.match
+        assert m is not None and h.last_play is not None
+        body = ev.make("checkpoint", h.number, h.last_play[0], h.last_play[1], m.scores)
+        return "checkpoint", body, []
+
+    def _after_cheat(self) -> tuple[str, Any, list[Output]] | None:
+        """The other player cheated: dispute the entry, then open our seeds."""
+        t = self.table
+        cheat = t.cheat
+        assert cheat is not None
+        if cheat.author == self.me:
+            return None
+        if not self._disputed:
+            self._disputed = True
+            body = ev.make("dispute", cheat.entry, cheat.rule[:100], cheat.detail[:500])
+            return "dispute", body, []
+        h = t.hand
+        if h is None or h.commits[self.me] is None or h.opened[self.me] is not None:
+            return None
+        if any(e.kind == "open" and e.author == self.me and e.body.hand == h.number
+               for e in self.log.since(self.me, 0)):  # fmt: skip
+            return None
+        return self._make_open(h, t.game or b"")
+
+
+def cheat_events(outputs: Iterable[Output]) -> list[CheatDetected]:
+    """The cheats among some outputs (for drivers and tests)."""
+    return [o for o in outputs if isinstance(o, CheatDetected)]

@@ -1,0 +1,940 @@
+"""The table: the fold of a game's log through the shuffle checks and the rules engine.
+
+Both peers, the audit and the replay viewer compute the table the same way: take the
+entries in the log's linear order (:func:`ginp2p.log.linearise`) and fold them, one by
+one, through the schedule of DESIGN §4, the shuffle proofs and ``engine.apply``. The
+only thing an observer adds is what it may know privately: a peer its own seeds (so it
+can read its own cards), the audit nothing (it learns everything from the openings).
+The verdicts never depend on that private part, except for the one check only a card's
+holder can make: that the opponent's key for one of its own positions unmasks a card.
+
+Pure: no sockets, clocks or files. A validly signed entry that breaks a rule becomes a
+:class:`Cheat` naming its author, the entry and the rule; the table freezes there.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from . import engine
+from . import events as ev
+from . import match as mt
+from . import shuffle as sh
+from .cards import Card
+from .engine import Action, DrawDiscard, DrawStock, HandResult, HandState, PartialKnowledge
+from .log import (
+    GUEST,
+    HOST,
+    ClaimVerdict,
+    Entry,
+    Linear,
+    Owed,
+    Placed,
+    Problem,
+    Verdict,
+    first_dealer,
+    game_id,
+)
+from .log import nonce_hash as hash_nonce
+from .match import MatchEnd, MatchState
+from .rules import RuleSet
+
+__all__ = [
+    "PLAY_KINDS",
+    "Chatted",
+    "Cheat",
+    "Event",
+    "HandDealt",
+    "HandFold",
+    "HandScored",
+    "MatchOver",
+    "Moved",
+    "Table",
+    "bits_from_bytes",
+    "bits_to_bytes",
+]
+
+NAMES = ("host", "guest")
+#: What the player to move may append in play (a resign is always allowed).
+PLAY_KINDS = frozenset(ev.ACTION_KINDS)
+#: Actions whose entry reveals the author's whole hand.
+_SHOWING = frozenset({"knock", "gin", "big_gin", "wall_knock", "show", "declare_rumino"})
+
+
+# ------------------------------------------------------------------------ results
+
+
+@dataclass(frozen=True, slots=True)
+class Cheat:
+    """A validly signed entry that breaks a rule: the proof against ``author``."""
+
+    author: int
+    entry: bytes  # the entry's id
+    seq: int
+    hand: int
+    rule: str  # a short code: bad-shuffle-proof, illegal-move, out-of-turn, ...
+    detail: str  # for people
+
+    def describe(self, names: Sequence[str] = NAMES) -> str:
+        where = f"hand {self.hand}, " if self.hand else ""
+        return (
+            f"{names[self.author]} cheated ({where}{NAMES[self.author]} entry {self.seq}): "
+            f"{self.detail}"
+        )
+
+
+class _Broken(Exception):
+    """Raised inside the fold when the entry being folded breaks ``rule``."""
+
+    def __init__(self, rule: str, detail: str) -> None:
+        super().__init__(detail)
+        self.rule, self.detail = rule, detail
+
+
+# ------------------------------------------------------------------------ events
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """A hand's cards reached the players; ``cards`` are the observer's own, if known."""
+
+    hand: int
+    dealer: int
+    cards: tuple[Card, ...] | None
+    upcard: Card | None
+
+
+@dataclass(frozen=True, slots=True)
+class Moved:
+    """A player's engine action was applied. ``card``: the card drawn (if the observer
+    may see it) or discarded."""
+
+    player: int
+    action: Action
+    card: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class HandScored:
+    hand: int
+    result: HandResult
+    scores: tuple[int, int]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOver:
+    winner: int | None
+    end: MatchEnd
+    totals: tuple[int, int] | None
+
+
+@dataclass(frozen=True, slots=True)
+class CheatDetected:
+    cheat: Cheat
+
+
+@dataclass(frozen=True, slots=True)
+class Chatted:
+    player: int
+    text: str
+
+
+Event = HandDealt | Moved | HandScored | MatchOver | CheatDetected | Chatted
+
+
+# ------------------------------------------------------------------------ helpers
+
+
+def bits_to_bytes(bits: Sequence[int]) -> bytes:
+    """Challenge bits, most significant first, as ``ceil(k/8)`` bytes."""
+    out = bytearray((len(bits) + 7) // 8)
+    for t, b in enumerate(bits):
+        out[t // 8] |= b << (7 - t % 8)
+    return bytes(out)
+
+
+def bits_from_bytes(data: bytes, k: int) -> list[int]:
+    if len(data) != (k + 7) // 8:
+        raise _Broken("bad-challenge", f"a challenge of k = {k} bits has {(k + 7) // 8} bytes")
+    return [(data[t // 8] >> (7 - t % 8)) & 1 for t in range(k)]
+
+
+def _split32(data: bytes, what: str) -> list[bytes]:
+    if len(data) % 32:
+        raise _Broken("malformed", f"{what} is not a whole number of 32-byte scalars")
+    return [data[i : i + 32] for i in range(0, len(data), 32)]
+
+
+def _describe_owed(owed: Sequence[Owed]) -> str:
+    if not owed:
+        return "nothing was owed"
+    return "; ".join(f"{NAMES[o.author]} owed {o.what}" for o in owed)
+
+
+# ------------------------------------------------------------------------ one hand
+
+
+@dataclass
+class HandFold:
+    """Everything logged about one hand so far, indexed by author (0 host, 1 guest)."""
+
+    number: int
+    dealer: int
+    n: int
+    commits: list[sh.Commit | None] = field(default_factory=lambda: [None, None])
+    commit_ids: list[bytes | None] = field(default_factory=lambda: [None, None])
+    shuffles: list[sh.ShuffleMsg | None] = field(default_factory=lambda: [None, None])
+    shuffle_ids: list[bytes | None] = field(default_factory=lambda: [None, None])
+    challenges: list[list[int] | None] = field(default_factory=lambda: [None, None])
+    answers: list[sh.Answers | None] = field(default_factory=lambda: [None, None])
+    locks: list[sh.LockMsg | None] = field(default_factory=lambda: [None, None])
+    #: every per-card key each author published, by position
+    keys: list[dict[int, bytes]] = field(default_factory=lambda: [{}, {}])
+    dealt: list[bool] = field(default_factory=lambda: [False, False])
+    #: cards the observer knows, by position
+    known: dict[int, Card] = field(default_factory=dict)
+    #: a stock draw waiting for the other player's key: (position, drawer)
+    pending_stock: tuple[int, int] | None = None
+    opened: list[sh.HandSecrets | None] = field(default_factory=lambda: [None, None])
+    checked: bool = False  # both openings recomputed and found consistent
+    #: ids of the last entry of play in each feed, once the hand is over
+    last_play: tuple[bytes, bytes] | None = None
+    checkpoints: list[Any] = field(default_factory=lambda: [None, None])
+    over: bool = False
+
+    @property
+    def first(self) -> int:
+        """The first shuffler: the non-dealer."""
+        return 1 - self.dealer
+
+    def ctx(self, game: bytes, author: int) -> sh.Ctx:
+        return sh.Ctx(game, self.number, author)
+
+    def stage(self) -> tuple[str, tuple[int, ...]]:
+        """The schedule row this hand is at: (entry kind, who owes it)."""
+        a, b = self.first, 1 - self.first
+        missing = tuple(p for p in (HOST, GUEST) if self.commits[p] is None)
+        if missing:
+            return "commit", missing
+        for kind, who, done in (
+            ("shuffle", a, self.shuffles[a]),
+            ("challenge", b, self.challenges[b]),
+            ("answers", a, self.answers[a]),
+            ("shuffle", b, self.shuffles[b]),
+            ("challenge", a, self.challenges[a]),
+            ("answers", b, self.answers[b]),
+            ("lock", a, self.locks[a]),
+            ("lock", b, self.locks[b]),
+        ):
+            if done is None:
+                return kind, (who,)
+        if not self.dealt[a]:
+            return "keys", (a,)
+        if not self.over:
+            return "play", ()
+        missing = tuple(p for p in (HOST, GUEST) if self.opened[p] is None)
+        if missing:
+            return "open", missing
+        missing = tuple(p for p in (HOST, GUEST) if self.checkpoints[p] is None)
+        if missing:
+            return "checkpoint", missing
+        return "done", ()
+
+    def deck(self, step: int) -> list[bytes]:
+        """D1..D4 as logged (step 0: the card points)."""
+        a, b = self.first, 1 - self.first
+        msgs = [None, self.shuffles[a], self.shuffles[b], self.locks[a], self.locks[b]]
+        if step == 0:
+            return list(sh.card_points(self.n))
+        msg = msgs[step]
+        assert msg is not None
+        return list(msg.d_out)
+
+
+# ------------------------------------------------------------------------ the fold state
+
+
+@dataclass
+class _State:
+    hellos: list[Entry | None] = field(default_factory=lambda: [None, None])
+    game: bytes | None = None
+    rules: RuleSet | None = None
+    k: int = sh.K_DEFAULT
+    claim_timeout: int = 120
+    names: tuple[str, str] = NAMES
+    host_nonce: bytes | None = None
+    match: MatchState | None = None
+    hand: HandFold | None = None
+    hands: list[HandFold] = field(default_factory=list)
+    cheat: Cheat | None = None
+    #: disputes appended, as (disputer, entry id named, rule)
+    disputes: list[tuple[int, bytes, str]] = field(default_factory=list)
+    #: a dispute the table could not confirm yet: waits for the disputer's open
+    pending_dispute: tuple[int, bytes, int, str] | None = None
+    claims: list[Entry] = field(default_factory=list)
+    resigned: int | None = None
+    placed: dict[int, list[Entry]] = field(default_factory=lambda: {HOST: [], GUEST: []})
+    events: list[tuple[int, Event]] = field(default_factory=list)
+
+    def fork(self) -> _State:
+        """A copy to restart from. Hands before the current one are finished and never
+        change again, so they are shared; the current hand is copied."""
+        new = copy.copy(self)
+        new.hellos = list(self.hellos)
+        new.hands = [*self.hands[:-1], *(copy.deepcopy(h) for h in self.hands[-1:])]
+        new.hand = new.hands[-1] if self.hand is not None else None
+        new.placed = {a: list(v) for a, v in self.placed.items()}
+        new.events = list(self.events)
+        new.disputes = list(self.disputes)
+        new.claims = list(self.claims)
+        return new
+
+
+class Table:
+    """The table as one observer sees it, kept up to date as the log grows.
+
+    ``viewer`` is the player whose private cards can be read, with ``seeds(hand)``
+    returning that player's :class:`~ginp2p.shuffle.HandSecrets` (None: no secrets).
+    Expensive checks (proofs, unmasking) are cached by entry id, so refolding from an
+    earlier point after a late concurrent entry costs only the engine replay.
+    """
+
+    def __init__(
+        self,
+        viewer: int | None = None,
+        seeds: Callable[[int], sh.HandSecrets | None] | None = None,
+        executor: Executor | None = None,
+    ) -> None:
+        self.viewer = viewer
+        self._seeds = seeds or (lambda hand: None)
+        self.executor = executor
+        self._s = _State()
+        self._order: list[tuple[bytes, bool]] = []
+        self._snaps: list[tuple[int, _State]] = [(0, self._s.fork())]
+        self._cache: dict[Any, Any] = {}
+        self._claim_verdicts: dict[bytes, ClaimVerdict] = {}
+        self.problems: tuple[Problem, ...] = ()
+
+    # -- reading ------------------------------------------------------------------
+    @property
+    def game(self) -> bytes | None:
+        return self._s.game
+
+    @property
+    def rules(self) -> RuleSet | None:
+        return self._s.rules
+
+    @property
+    def k(self) -> int:
+        return self._s.k
+
+    @property
+    def claim_timeout(self) -> int:
+        return self._s.claim_timeout
+
+    @property
+    def names(self) -> tuple[str, str]:
+        return self._s.names
+
+    @property
+    def match(self) -> MatchState | None:
+        return self._s.match
+
+    @property
+    def hand(self) -> HandFold | None:
+        """The hand being set up, played or closed (the last one begun)."""
+        return self._s.hand
+
+    @property
+    def hands(self) -> list[HandFold]:
+        return self._s.hands
+
+    @property
+    def cheat(self) -> Cheat | None:
+        return self._s.cheat
+
+    @property
+    def disputes(self) -> list[tuple[int, bytes, str]]:
+        return self._s.disputes
+
+    @property
+    def pending_dispute(self) -> tuple[int, bytes, int, str] | None:
+        return self._s.pending_dispute
+
+    @property
+    def events(self) -> list[tuple[int, Event]]:
+        """(index in the linear order, event), for every event so far."""
+        return self._s.events
+
+    @property
+    def placed_count(self) -> int:
+        return len(self._order)
+
+    @property
+    def finished(self) -> bool:
+        """The match is over and nothing more is owed."""
+        m = self._s.match
+        return m is not None and m.over and not self.owed()
+
+    def hand_state(self) -> HandState | None:
+        """The engine's hand with everything the observer knows (None between hands)."""
+        s = self._s
+        if s.match is None or s.match.hand is None or s.hand is None:
+            return None
+        if s.hand.number != s.match.hand_no:
+            return None  # the next hand is being shuffled
+        return s.match.hand.with_knowledge(PartialKnowledge(dict(s.hand.known)))
+
+    def owed(self) -> list[Owed]:
+        """Who owes which entry now (DESIGN §3's list); empty when nothing is."""
+        s = self._s
+        if s.hellos[HOST] is None:
+            return [Owed(HOST, frozenset({"hello"}), "the host's hello")]
+        if s.hellos[GUEST] is None:
+            return [Owed(GUEST, frozenset({"hello"}), "the guest's hello")]
+        if s.host_nonce is None:
+            return [Owed(HOST, frozenset({"nonce"}), "the opening of the host's nonce")]
+        if s.cheat is not None or s.resigned is not None:
+            return []
+        if s.pending_dispute is not None:
+            who, _, hand, _ = s.pending_dispute
+            return [Owed(who, frozenset({"open"}), f"the seeds of hand {hand} (disputed)")]
+        h, m = s.hand, s.match
+        if h is None or m is None:
+            return []
+        if m.over and m.end in (MatchEnd.CLAIM, MatchEnd.RESIGN, MatchEnd.CHEAT):
+            return []
+        kind, who = h.stage()
+        if kind == "done":
+            return []
+        if kind == "play":
+            if h.pending_stock is not None:
+                pos, drawer = h.pending_stock
+                return [Owed(1 - drawer, frozenset({"stock_key"}), f"the key for stock card {pos}")]
+            hs = m.hand
+            assert hs is not None
+            what = "a show" if hs.phase is engine.Phase.SHOW else "a move"
+            return [Owed(hs.to_move, PLAY_KINDS, f"{what} in hand {h.number}")]
+        what = {
+            "commit": "a commitment",
+            "shuffle": "a shuffle",
+            "challenge": "a challenge",
+            "answers": "answers to a challenge",
+            "lock": "a lock",
+            "keys": "the deal keys",
+            "open": "the opening of the seeds",
+            "checkpoint": "a checkpoint",
+        }[kind]
+        return [Owed(p, frozenset({kind}), f"{what} for hand {h.number}") for p in who]
+
+    def owes(self, player: int) -> Owed | None:
+        return next((o for o in self.owed() if o.author == player), None)
+
+    # -- folding ---------------------------------------------------------------------
+    def update(self, linear: Linear) -> int:
+        """Fold a new linear order; returns the index from which the fold was redone
+        (events at or after it are new or changed)."""
+        self._claim_verdicts = linear.claims
+        order = [(p.entry.id, p.void) for p in linear.order]
+        same = 0
+        limit = min(len(order), len(self._order))
+        while same < limit and order[same] == self._order[same]:
+            same += 1
+        start = same
+        if same < len(self._order):  # a late entry changed the past: refold from a hand start
+            while self._snaps[-1][0] > same:
+                self._snaps.pop()
+            start, snap = self._snaps[-1]
+            self._s = snap.fork()
+            del self._order[start:]
+        for p in linear.order[start:]:
+            self._order.append((p.entry.id, p.void))
+            self._step(p)
+        self.problems = linear.problems
+        if self._s.cheat is None and linear.problems:
+            self._problem(linear.problems[0])
+        return start
+
+    def _problem(self, problem: Problem) -> None:
+        rule = {"fork": "equivocation", "chain": "broken-chain", "ack": "bad-ack"}[problem.what]
+        who = self._s.names[problem.author]
+        detail = {
+            "fork": f"two different entries signed by {who} as seq {problem.seq}",
+            "chain": f"{who}'s entry {problem.seq} does not follow their entry {problem.seq - 1}",
+            "ack": f"{who}'s entry {problem.seq}: {problem.reason}",
+        }[problem.what]
+        e = problem.entries[0]
+        hand = self._s.hand.number if self._s.hand else 0
+        self._convict(Cheat(problem.author, e.id, problem.seq, hand, rule, detail))
+
+    def _emit(self, event: Event) -> None:
+        self._s.events.append((len(self._order) - 1, event))
+
+    def _convict(self, cheat: Cheat) -> None:
+        s = self._s
+        if s.cheat is not None:
+            return
+        s.cheat = cheat
+        if s.match is not None and not s.match.over:
+            s.match = mt.forfeit(s.match, cheat.author, MatchEnd.CHEAT)
+        self._emit(CheatDetected(cheat))
+
+    def _step(self, p: Placed) -> None:
+        e = p.entry
+        s = self._s
+        s.placed[e.author].append(e)
+        if p.void:
+            return
+        try:
+            if e.kind == "chat":
+                self._emit(Chatted(e.author, e.body.text))
+            elif e.kind == "dispute":
+                self._dispute(e)
+            elif s.cheat is not None:
+                if e.kind == "open":
+                    self._open_after_cheat(e)
+            elif e.kind == "resign":
+                self._resign(e)
+            elif e.kind == "claim":
+                self._claim(e)
+            else:
+                self._owed_entry(p)
+        except _Broken as b:
+            hand = s.hand.number if s.hand else 0
+            self._convict(Cheat(e.author, e.id, e.seq, hand, b.rule, b.detail))
+
+    def _owed_entry(self, p: Placed) -> None:
+        e, s = p.entry, self._s
+        owed = self.owed()
+        if not any(o.author == e.author and e.kind in o.kinds for o in owed):
+            raise _Broken(
+                "out-of-turn", f"{s.names[e.author]} sent a {e.kind} when {_describe_owed(owed)}"
+            )
+        if p.concurrent and e.kind not in ev.COMMUTING:
+            # judged at its ack point: its author had not seen these opponent entries
+            unseen = [u for u in s.placed[1 - e.author] if u.seq > e.ack_seq]
+            if any(u.kind != "chat" for u in unseen):
+                raise _Broken(
+                    "out-of-turn",
+                    f"{s.names[e.author]} sent a {e.kind} before seeing the "
+                    f"{unseen[0].kind} it had to wait for",
+                )
+        handler = getattr(self, f"_on_{e.kind}", None)
+        if handler is None:
+            self._action(e)
+        else:
+            handler(e)
+
+    # -- the game's set-up -------------------------------------------------------------
+    def _on_hello(self, e: Entry) -> None:
+        s = self._s
+        s.hellos[e.author] = e
+        names = list(s.names)
+        names[e.author] = e.body.name or NAMES[e.author]
+        s.names = (names[0], names[1])
+        if e.author == HOST:
+            try:
+                s.rules = RuleSet.from_dict(dict(e.body.rules))
+            except (TypeError, ValueError) as exc:
+                raise _Broken("bad-rules", f"the host's rules cannot be played: {exc}") from None
+            s.k, s.claim_timeout = e.body.params.k, e.body.params.claim_timeout_s
+        else:
+            s.game = game_id(e.ack_id, e.id)
+
+    def _on_nonce(self, e: Entry) -> None:
+        s = self._s
+        host, guest = s.hellos
+        assert host is not None and guest is not None and s.game is not None
+        if hash_nonce(e.body.nonce) != host.body.nonce_hash:
+            raise _Broken("bad-nonce", "the host's nonce does not match its hello")
+        s.host_nonce = e.body.nonce
+        assert s.rules is not None
+        dealer = first_dealer(s.game, e.body.nonce, guest.body.nonce)
+        s.match = mt.new_match(s.rules, dealer)
+        self._begin_hand()
+
+    def _begin_hand(self) -> None:
+        s = self._s
+        assert s.match is not None and s.rules is not None
+        h = HandFold(s.match.hand_no + 1, s.match.dealer, s.rules.deck_size)
+        s.hand = h
+        s.hands.append(h)
+        self._snaps.append((len(self._order), s.fork()))
+
+    def _hand_of(self, e: Entry) -> HandFold:
+        h = self._s.hand
+        assert h is not None
+        if e.body.hand != h.number:
+            raise _Broken("wrong-hand", f"a {e.kind} for hand {e.body.hand} during hand {h.number}")
+        return h
+
+    # -- the shuffle -------------------------------------------------------------------
+    def _on_commit(self, e: Entry) -> None:
+        h = self._hand_of(e)
+        commit = sh.Commit(e.body.c, e.body.P)
+        self._checked(("commit", e.id), lambda: sh.check_commit(commit))
+        h.commits[e.author] = commit
+        h.commit_ids[e.author] = e.id
+
+    def _checked(self, key: Any, check: Callable[[], None]) -> None:
+        """Run a shuffle check once per key; a failure is the entry's author's."""
+        if key not in self._cache:
+            try:
+                check()
+                self._cache[key] = None
+            except sh.ShuffleError as exc:
+                self._cache[key] = exc
+        exc = self._cache[key]
+        if exc is not None:
+            raise _Broken(exc.reason, str(exc))
+
+    def _on_shuffle(self, e: Entry) -> None:
+        h, s = self._hand_of(e), self._s
+        a = e.author
+        commit = h.commits[a]
+        assert commit is not None and s.game is not None
+        msg = sh.ShuffleMsg(list(e.body.points), _split32(e.body.sum_proof, "sum proof"),
+                            e.body.deck_hash)  # fmt: skip
+        d_in = h.deck(0 if a == h.first else 1)
+        ctx = h.ctx(s.game, a)
+        self._checked(("shuffle", e.id), lambda: sh.check_shuffle(commit.P, ctx, d_in, msg))
+        h.shuffles[a], h.shuffle_ids[a] = msg, e.id
+
+    def _on_challenge(self, e: Entry) -> None:
+        h = self._hand_of(e)
+        step = 1 if e.author != h.first else 2
+        if e.body.step != step:
+            raise _Broken("bad-challenge", f"a challenge for step {e.body.step}, owed: {step}")
+        h.challenges[e.author] = bits_from_bytes(e.body.bits, self._s.k)
+
+    def _on_answers(self, e: Entry) -> None:
+        h, s = self._hand_of(e), self._s
+        a = e.author
+        step = 1 if a == h.first else 2
+        if e.body.step != step:
+            raise _Broken("bad-answers", f"answers for step {e.body.step}, owed: {step}")
+        bits = h.challenges[1 - a]
+        assert bits is not None and s.game is not None
+        if [r.bit for r in e.body.answers] != bits:
+            raise _Broken("bad-answers", "the answers do not follow the challenge bits")
+        answers = sh.Answers(
+            [r.scalar for r in e.body.answers], [list(r.perm) for r in e.body.answers]
+        )
+        msg = h.shuffles[a]
+        assert msg is not None
+        d_in = h.deck(0 if a == h.first else 1)
+        ctx = h.ctx(s.game, a)
+        self._checked(
+            ("answers", e.id),
+            lambda: sh.check_answers(ctx, d_in, msg, bits, answers, s.k, self.executor),
+        )
+        h.answers[a] = answers
+
+    def _on_lock(self, e: Entry) -> None:
+        h, s = self._hand_of(e), self._s
+        a = e.author
+        commit = h.commits[a]
+        assert commit is not None and s.game is not None
+        msg = sh.LockMsg(list(e.body.points), list(e.body.pubkeys), _split32(e.body.proof, "proof"))
+        d_in = h.deck(2 if a == h.first else 3)
+        ctx = h.ctx(s.game, a)
+        self._checked(
+            ("lock", e.id), lambda: sh.verify_lock(commit.P, ctx, d_in, msg, self.executor)
+        )
+        h.locks[a] = msg
+        if a == h.first:
+            if e.body.deal_keys:
+                raise _Broken("bad-keys", "the first lock carries no deal keys")
+        else:
+            self._deal_keys(e, h, e.body.deal_keys)
+
+    def _on_keys(self, e: Entry) -> None:
+        h = self._hand_of(e)
+        self._deal_keys(e, h, e.body.keys)
+
+    def _deal_keys(self, e: Entry, h: HandFold, keys: Sequence[Any]) -> None:
+        """Row 9 (the second locker) or 10 (the first): keys for the other's hand and
+        the upcard, exactly."""
+        a = e.author
+        rules = self._s.rules
+        assert rules is not None
+        size = rules.hand_size
+        # the non-dealer (first) holds 0..size-1, the dealer size..2size-1
+        other = range(size) if a == h.dealer else range(size, 2 * size)
+        want = [*other, 2 * size]
+        if sorted(k.pos for k in keys) != want:
+            raise _Broken("bad-keys", "the deal keys are not for the other hand and the upcard")
+        self._publish(e, h, keys)
+        h.dealt[a] = True
+        if all(h.dealt):
+            self._deal(h)
+
+    def _publish(self, e: Entry, h: HandFold, keys: Iterable[Any]) -> None:
+        """Check and record per-card keys, and read every card that became readable."""
+        a = e.author
+        lock = h.locks[a]
+        if lock is None:
+            raise _Broken("bad-keys", "keys before the author's lock")
+        for item in keys:
+            pos, key = item.pos, item.key
+            if pos >= h.n:
+                raise _Broken("bad-keys", f"a key for position {pos} of a {h.n}-card deck")
+            known = h.keys[a].get(pos)
+            if known is not None and known != key:
+                raise _Broken("bad-key", f"two different keys for position {pos}")
+            self._checked(("key", a, h.number, pos, key),
+                          lambda pos=pos, key=key: sh.check_key(lock.keys[pos], key))  # fmt: skip
+            h.keys[a][pos] = key
+            self._read(h, pos, e)
+
+    def _my_key(self, h: HandFold, pos: int) -> bytes | None:
+        if self.viewer is None:
+            return None
+        opened = h.opened[self.viewer]
+        secrets = opened or self._seeds(h.number)
+        return secrets.card_key(pos) if secrets is not None else None
+
+    def _read(self, h: HandFold, pos: int, e: Entry | None) -> None:
+        """Unmask ``pos`` if both keys are at hand (published, or the viewer's own)."""
+        if pos in h.known or h.locks[GUEST] is None or h.locks[HOST] is None:
+            return
+        keys = [h.keys[HOST].get(pos), h.keys[GUEST].get(pos)]
+        if self.viewer is not None and keys[self.viewer] is None:
+            keys[self.viewer] = self._my_key(h, pos)
+        for a in (HOST, GUEST):
+            if keys[a] is None and h.opened[a] is not None:
+                keys[a] = h.opened[a].card_key(pos)  # type: ignore[union-attr]
+        if keys[0] is None or keys[1] is None:
+            return
+        point = h.deck(4)[pos]
+        cache_key = ("unmask", point, keys[0], keys[1])
+        if cache_key not in self._cache:
+            self._cache[cache_key] = sh.unmask(point, keys[0], keys[1], h.n)
+        index = self._cache[cache_key]
+        if index is None:
+            raise _Broken("not-a-card", f"position {pos} does not unmask to a card")
+        h.known[pos] = Card.from_index(index)
+
+    def _deal(self, h: HandFold) -> None:
+        s = self._s
+        assert s.match is not None and s.rules is not None
+        s.match = mt.deal(s.match, PartialKnowledge({}))
+        size = s.rules.hand_size
+        mine = None
+        if self.viewer is not None:
+            positions = range(size) if self.viewer != h.dealer else range(size, 2 * size)
+            cards = [h.known.get(pos) for pos in positions]
+            if all(c is not None for c in cards):
+                mine = tuple(c for c in cards if c is not None)
+        self._emit(HandDealt(h.number, h.dealer, mine, h.known.get(2 * size)))
+
+    # -- play --------------------------------------------------------------------------
+    def _on_stock_key(self, e: Entry) -> None:
+        h = self._hand_of(e)
+        assert h.pending_stock is not None
+        pos, drawer = h.pending_stock
+        if e.body.pos != pos:
+            raise _Broken("bad-keys", f"a key for position {e.body.pos}, owed: {pos}")
+        h.pending_stock = None
+        self._publish(e, h, [_PosKey(pos, e.body.key)])
+        if drawer == self.viewer and pos in h.known:
+            self._emit(Moved(drawer, DrawStock(), h.known[pos]))
+
+    def _action(self, e: Entry) -> None:
+        s, h = self._s, self._hand_of(e)
+        assert s.match is not None and s.match.hand is not None
+        hs = s.match.hand
+        a = e.author
+        try:
+            action = ev.body_action(e.kind, e.body, a)
+        except (ValueError, TypeError) as exc:
+            raise _Broken("malformed", f"the {e.kind} does not describe an action: {exc}") from None
+        held = set(hs.hands[a])
+        for item in e.body.keys:
+            if item.pos not in held:
+                raise _Broken("bad-keys", f"a key for position {item.pos}, not in the hand")
+        self._publish(e, h, e.body.keys)
+        if e.kind in _SHOWING:
+            hidden = [pos for pos in hs.hands[a] if pos not in h.keys[a]]
+            if hidden:
+                raise _Broken("hidden-card", f"the {e.kind} does not show the whole hand")
+        before = s.match
+        m = replace(before, hand=hs.with_knowledge(PartialKnowledge(dict(h.known))))
+        try:
+            m = mt.apply(m, action, a)
+        except engine.IllegalAction as exc:
+            raise _Broken(f"illegal-move:{exc.rule}", str(exc)) from None
+        except engine.HiddenCard as exc:
+            raise _Broken("hidden-card", f"the {e.kind} shows a card it did not reveal: {exc}") \
+                from None  # fmt: skip
+        s.match = m
+        new = m.hand
+        assert new is not None
+        card = None
+        if isinstance(action, DrawStock):
+            h.pending_stock = (hs.stock_next, a)
+        elif isinstance(action, DrawDiscard):
+            card = hs.upcard
+        elif hasattr(action, "card"):
+            card = action.card
+        if not isinstance(action, DrawStock) or a != self.viewer:
+            self._emit(Moved(a, action, card))
+        if new.over:
+            self._hand_over(h, new)
+
+    def _hand_over(self, h: HandFold, hs: HandState) -> None:
+        s = self._s
+        assert s.match is not None and hs.result is not None
+        h.over = True
+        heads = [s.placed[a][-1].id if s.placed[a] else bytes(32) for a in (HOST, GUEST)]
+        h.last_play = (heads[0], heads[1])
+        self._emit(HandScored(h.number, hs.result, s.match.scores))
+        if s.match.over:
+            self._emit(MatchOver(s.match.winner, s.match.end, s.match.totals))  # type: ignore[arg-type]
+
+    # -- the end of a hand ---------------------------------------------------------------
+    def _on_open(self, e: Entry) -> None:
+        h = self._hand_of(e)
+        self._opening(e, h)
+        pending = self._s.pending_dispute
+        if pending is not None and pending[0] == e.author:
+            self._settle_dispute(h)
+        elif all(h.opened):
+            self._recompute(h)
+
+    def _settle_dispute(self, h: HandFold) -> None:
+        """The disputer opened its seeds: with them, every key the accused published for
+        the disputer's cards can be checked by anyone."""
+        s = self._s
+        assert s.pending_dispute is not None
+        disputer, named, _, rule = s.pending_dispute
+        s.pending_dispute = None
+        accused = 1 - disputer
+        entry = next(x for x in s.placed[accused] if x.id == named)
+        for pos in sorted(h.keys[accused]):
+            try:
+                self._read(h, pos, None)
+            except _Broken as b:
+                self._convict(Cheat(accused, entry.id, entry.seq, h.number, b.rule, b.detail))
+                return
+        raise _Broken(
+            "false-dispute", f"{s.names[disputer]} disputed an entry that checks out ({rule})"
+        )
+
+    def _opening(self, e: Entry, h: HandFold) -> None:
+        s = self._s
+        a = e.author
+        commit = h.commits[a]
+        if commit is None:
+            raise _Broken("bad-opening", "an opening without a commitment")
+        assert s.game is not None
+        secrets = sh.HandSecrets(e.body.perm_seed, e.body.key_seed)
+        self._checked(("open", e.id), lambda: sh.check_opening(commit, secrets, h.ctx(s.game, a)))
+        h.opened[a] = secrets
+
+    def _recompute(self, h: HandFold) -> None:
+        s = self._s
+        assert s.game is not None
+        log = sh.ShuffleLog(s.game, h.number, h.n, s.k, h.first)
+        log.commits, log.shuffles, log.shuffle_ids = h.commits, h.shuffles, h.shuffle_ids
+        log.challenges = list(h.challenges)
+        log.answers, log.locks, log.keys = h.answers, h.locks, h.keys
+        key = ("recompute", h.number, *(h.commit_ids), *(h.shuffle_ids))
+        if key not in self._cache:
+            try:
+                self._cache[key] = sh.recompute(log, h.opened, executor=self.executor)
+            except sh.ShuffleError as exc:  # a logged deck unusable: caught on receipt before
+                self._cache[key] = sh.Mismatch(h.first, "shuffle", None, str(exc))
+        mismatch = self._cache[key]
+        if mismatch is not None:
+            raise _Broken(
+                f"not-from-seeds:{mismatch.step}",
+                f"{s.names[mismatch.author]}'s {mismatch.step} does not follow from their "
+                f"opened seeds ({mismatch.detail}"
+                + (f", position {mismatch.index}" if mismatch.index is not None else "")
+                + ")",
+            )
+        h.checked = True
+        if h.locks[HOST] is not None and h.locks[GUEST] is not None:
+            for pos in range(h.n):
+                self._read(h, pos, None)
+
+    def _on_checkpoint(self, e: Entry) -> None:
+        h, s = self._hand_of(e), self._s
+        assert s.match is not None and h.last_play is not None
+        want = (h.last_play[0], h.last_play[1], tuple(s.match.scores))
+        got = (e.body.last_host, e.body.last_guest, (e.body.scores.host, e.body.scores.guest))
+        if got != want:
+            raise _Broken(
+                "bad-checkpoint",
+                f"the checkpoint says scores {got[2]} and ends {got[0][:4].hex()}/"
+                f"{got[1][:4].hex()}; the log gives {want[2]} and "
+                f"{want[0][:4].hex()}/{want[1][:4].hex()}",
+            )
+        h.checkpoints[e.author] = e.body
+        if all(c is not None for c in h.checkpoints) and not s.match.over:
+            self._begin_hand()
+
+    # -- enders ------------------------------------------------------------------------
+    def _resign(self, e: Entry) -> None:
+        s = self._s
+        s.resigned = e.author
+        if s.match is not None and not s.match.over:
+            s.match = mt.forfeit(s.match, e.author, MatchEnd.RESIGN)
+            self._emit(MatchOver(s.match.winner, MatchEnd.RESIGN, s.match.totals))
+
+    def _claim(self, e: Entry) -> None:
+        s = self._s
+        verdict = self._claim_verdicts.get(e.id)
+        if verdict is None or verdict.verdict in (Verdict.INVALID, Verdict.BEATEN):
+            return
+        b = e.body
+        owed = [o for o in self.owed() if o.author == b.owed_author]
+        if not any(set(b.kinds) & o.kinds for o in owed):
+            raise _Broken("false-claim", f"claimed {b.what!r}, but {_describe_owed(self.owed())}")
+        s.claims.append(e)
+        if s.match is not None and not s.match.over:
+            s.match = mt.forfeit(s.match, b.owed_author, MatchEnd.CLAIM)
+        elif s.match is not None:
+            s.match = replace(s.match, winner=1 - b.owed_author, end=MatchEnd.CLAIM)
+        self._emit(
+            MatchOver(1 - b.owed_author, MatchEnd.CLAIM, s.match.totals if s.match else None)
+        )
+
+    def _dispute(self, e: Entry) -> None:
+        s = self._s
+        s.disputes.append((e.author, e.body.entry, e.body.rule))
+        c = s.cheat
+        if c is not None and c.author != e.author:
+            return  # the table convicted the other player already
+        if c is not None:
+            return  # the disputer is the one convicted; its dispute changes nothing
+        accused = next((x for x in s.placed[1 - e.author] if x.id == e.body.entry), None)
+        h = s.hand
+        if accused is not None and h is not None and h.opened[e.author] is None:
+            s.pending_dispute = (e.author, e.body.entry, h.number, e.body.rule)
+            return
+        raise _Broken(
+            "false-dispute",
+            f"{s.names[e.author]} disputed an entry that checks out ({e.body.rule})",
+        )
+
+    def _open_after_cheat(self, e: Entry) -> None:
+        """The honest player opens its seeds after a cheat, so others can verify its side."""
+        h = self._s.hand
+        if h is None or e.body.hand != h.number or h.opened[e.author] is not None:
+            return
+        try:
+            self._opening(e, h)
+        except _Broken:
+            return
+
+
+@dataclass(frozen=True, slots=True)
+class _PosKey:
+    pos: int
+    key: bytes
