@@ -46,6 +46,7 @@ __all__ = [
     "COMMUTING",
     "ENDERS",
     "KINDS",
+    "MAX_EVIDENCE",
     "MAX_PACKED",
     "MAX_WIRE",
     "SCHEMA",
@@ -310,6 +311,10 @@ class ScalarMap(Field):
 
 # ------------------------------------------------------------------------ the table
 
+#: Largest wire entry a dispute may carry as evidence (the largest legal entry, a lock
+#: of 108 cards with its proof, is about 28 KB; two must fit in one dispute).
+MAX_EVIDENCE = 30 * 1024
+
 HAND = Int(0, UINT32)
 POS = Int(0, 107)
 CARD = Int(0, 107)  # Card.index: unique in any deck
@@ -363,7 +368,12 @@ SCHEMA: dict[str, tuple[int, list[tuple[str, Field]]]] = {
         ("kinds", ListOf(KindName(), 16)),  # the kinds that would fulfil what is owed
         ("what", Text(100)),
     ]),
-    "dispute": (13, [("entry", ID), ("rule", Text(100)), ("detail", Text(500))]),
+    "dispute": (13, [
+        ("entry", ID), ("rule", Text(100)), ("detail", Text(500)),
+        # an equivocation dispute carries both signed entries (their wire bytes), so
+        # that every copy of the log holding the dispute holds the proof; else []
+        ("evidence", ListOf(Bin(MAX_EVIDENCE, exact=False), 2)),
+    ]),
     "chat": (14, [("text", Text(500))]),
     # -- engine actions: each carries the per-card keys the entry reveals ---------------
     "pass_upcard": (20, [("hand", HAND), ("keys", KEYS)]),
@@ -403,7 +413,7 @@ MAX_PACKED = 64 * 1024
 #: Largest wire ``[packed, signature]`` accepted.
 MAX_WIRE = MAX_PACKED + 128
 _ENTRY_LIMITS = {
-    "max_bin_len": 16384,
+    "max_bin_len": MAX_EVIDENCE,
     "max_str_len": 500,
     "max_array_len": 108,
     "max_map_len": 64,

@@ -35,7 +35,7 @@ from .protocol import (
 from .rules import RuleSet
 from .table import Event
 
-__all__ = ["Faults", "FakeLink", "Side", "bot_player", "make_pair"]
+__all__ = ["FakeLink", "Faults", "Side", "bot_player", "make_pair"]
 
 #: A player: from the protocol's view of the hand to a move (None: no move now).
 Player = Callable[[PeerProtocol, HandState], Action | None]
@@ -223,7 +223,8 @@ class FakeLink:
             return True
         if self.logs_differ():
             self.resync()
-            return True
+            # nothing to resend (e.g. one side holds an equivocation's twin): settled
+            return any(self.flight)
         return False
 
     def run(self, max_steps: int = 200_000) -> int:

@@ -69,6 +69,7 @@ __all__ = [
     "linearise",
     "load_or_create_identity",
     "nonce_hash",
+    "read_records",
     "secrets_path",
     "sign_entry",
     "structure_problem",
@@ -722,7 +723,14 @@ class Log:
         problem = structure_problem(e.fields)
         if problem:
             return Added(Outcome.DROPPED, e, problem)
-        return self._store(e)
+        added = self._store(e)
+        if e.kind == "dispute" and e.body.evidence:
+            # the pair an equivocation dispute carries: a log holding the dispute holds
+            # the fork too, even the equivocator's own file (which stored one of them).
+            # Evidence that does not verify is the disputer's loss, not a file's damage.
+            twins = tuple(t for t in map(self.add, e.body.evidence) if t.stored)
+            added = replace(added, released=twins)
+        return added
 
     def _store(self, e: Entry) -> Added:
         slot = self._slots[e.author].setdefault(e.seq, [])
@@ -954,6 +962,39 @@ def _load_records(
     return records, Torn(end, len(tail), why or "")
 
 
+def read_records(
+    path: str | os.PathLike[str], magic: bytes | None = None
+) -> tuple[list[bytes], Torn | None]:
+    """The whole records of a log (or secrets) file, read-only: no lock, no repair.
+
+    For the audit, which must not change the file it judges. Whatever follows the last
+    whole record comes back as a :class:`Torn` (nothing is cut): ``reason`` is
+    "incomplete" for a torn last record, "zero bytes" for a zero-filled tail, else why
+    the bytes are no record. FileCorrupt if the file is not of this kind at all.
+    """
+    magic = LogFile.MAGIC if magic is None else magic
+    data = Path(path).read_bytes()
+    header = magic + ev.pack([FILE_FORMAT])
+    if len(data) < len(header) and header.startswith(data):
+        return [], Torn(0, len(data), "torn header") if data else None
+    if not data.startswith(magic):
+        raise FileCorrupt(f"{path} is not a {magic.decode().strip()} file")
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(data))
+    unpacker.feed(data[len(magic) :])
+    try:
+        version = unpacker.unpack()
+    except Exception as exc:
+        raise FileCorrupt(f"{path}: unreadable header") from exc
+    if type(version) is not list or not version or version[0] != FILE_FORMAT:
+        raise FileCorrupt(f"{path}: unsupported file format {version!r}")
+    records, end, why = _parse_records(data, len(magic) + unpacker.tell())
+    if end == len(data):
+        return records, None
+    tail = data[end:]
+    reason = "zero bytes" if not any(tail) else (why or "")
+    return records, Torn(end, len(tail), reason)
+
+
 class _RecordFile:
     """An append-only file of msgpack-bin records after a magic header."""
 
@@ -1094,6 +1135,14 @@ class SecretsFile(_RecordFile):
 
     def already_answered(self, hand: int, step: int) -> bool:
         return (hand, step) in self._answered
+
+    def all_seeds(self) -> dict[int, tuple[bytes, bytes]]:
+        """Every hand's seeds (hand 0: the host's nonce), to resume a PeerProtocol."""
+        return dict(self._seeds)
+
+    def all_answered(self) -> dict[tuple[int, int], bytes]:
+        """Every answered challenge by (hand, step), to resume a PeerProtocol."""
+        return dict(self._answered)
 
     def record_answer(self, hand: int, step: int, challenge: bytes) -> None:
         """Record, fsync'd, that this proof is being answered; call before answering.

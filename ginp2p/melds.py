@@ -709,10 +709,13 @@ def _grow_layoffs(
             next_spots = _next_spots([*meld.cards, *laid], rules.ace_high)
             for i in candidates:
                 bigger = chosen | 1 << i
+                # a set is marked seen only once it is known valid: the card that
+                # cannot be added on one path (2H onto 4H 5H JK, the joker then
+                # standing for 3H) may be added on another (after 3H)
                 if bigger in seen:
                     continue
-                seen.add(bigger)
                 if spot_bits[i] & next_spots and _layoff_fits(meld, [*laid, cards[i]], rules):
+                    seen.add(bigger)
                     grown.append(bigger)
         choices += sorted(grown)
         frontier = grown

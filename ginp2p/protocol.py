@@ -266,8 +266,8 @@ class PeerProtocol:
         """What the other player has owed for longer than the claim timeout, if anything."""
         now = self._now if now is None else now
         o = self.table.owes(self.opponent)
-        if o is None or self._waiting is None:
-            return None
+        if o is None or self._waiting is None or self.log.game is None:
+            return None  # (before both hellos there is no game to append a claim to)
         return o if now - self._since >= self.table.claim_timeout else None
 
     def claim(self, now: float | None = None) -> list[Output]:
@@ -355,9 +355,12 @@ class PeerProtocol:
 
     def _auto(self, out: list[Output]) -> None:
         """Append every owed entry that is not a player's decision, one after another."""
+        refused = self.refused
         while True:
             step = self._next_auto()
             if step is None:
+                if self.refused is not None and self.refused != refused:
+                    out.append(Refused(self.refused))  # tell the player, once
                 return
             kind, body, before = step
             out += before
@@ -385,7 +388,8 @@ class PeerProtocol:
     def _hello(self) -> tuple[str, Any, list[Output]] | None:
         if self.me == HOST:
             assert self.host_rules is not None
-            nonce = self.rng(32)
+            # a crash after SaveSeeds(0) but before the hello went out: the same nonce
+            nonce = self._stored_nonce() or self.rng(32)
             seeds = sh.HandSecrets(nonce, nonce)
             self._seeds[0] = seeds
             body = ev.make(
@@ -487,6 +491,19 @@ class PeerProtocol:
         body = ev.make("checkpoint", h.number, h.last_play[0], h.last_play[1], m.scores)
         return "checkpoint", body, []
 
+    def _evidence(self, author: int, named: bytes) -> list[bytes]:
+        """``named`` and its signed twin if they are an equivocation, else [].
+
+        The equivocator's own file holds only the one it kept; carried inside the
+        dispute, the pair convicts the equivocator from any copy of the log.
+        """
+        entry = self.log.get(named)
+        if entry is None:
+            return []
+        pair = sorted(self.log.at(author, entry.seq), key=lambda e: e.id != named)[:2]
+        wires = [e.wire for e in pair]
+        return wires if len(wires) == 2 and max(map(len, wires)) <= ev.MAX_EVIDENCE else []
+
     def _after_cheat(self) -> tuple[str, Any, list[Output]] | None:
         """The other player cheated: dispute the entry, then open our seeds."""
         t = self.table
@@ -496,7 +513,8 @@ class PeerProtocol:
             return None
         if not self._disputed:
             self._disputed = True
-            body = ev.make("dispute", cheat.entry, cheat.rule[:100], cheat.detail[:500])
+            body = ev.make("dispute", cheat.entry, cheat.rule[:100], cheat.detail[:500],
+                           self._evidence(cheat.author, cheat.entry))  # fmt: skip
             return "dispute", body, []
         h = t.hand
         if h is None or h.commits[self.me] is None or h.opened[self.me] is not None:

@@ -15,7 +15,7 @@ Pure: no sockets, clocks or files. A validly signed entry that breaks a rule bec
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -90,9 +90,11 @@ class Cheat:
 class _Broken(Exception):
     """Raised inside the fold when the entry being folded breaks ``rule``."""
 
-    def __init__(self, rule: str, detail: str) -> None:
+    def __init__(self, rule: str, detail: str, culprit: Entry | None = None) -> None:
         super().__init__(detail)
         self.rule, self.detail = rule, detail
+        #: the entry that breaks the rule, when it is not the one being folded
+        self.culprit = culprit
 
 
 # ------------------------------------------------------------------------ events
@@ -167,6 +169,12 @@ def _split32(data: bytes, what: str) -> list[bytes]:
     if len(data) % 32:
         raise _Broken("malformed", f"{what} is not a whole number of 32-byte scalars")
     return [data[i : i + 32] for i in range(0, len(data), 32)]
+
+
+def _need_len(items: Sequence[Any], n: int, what: str) -> None:
+    """The shape check that stays when lazy proofs skip the proof checks."""
+    if len(items) != n:
+        raise _Broken("bad-length", f"{what} has {len(items)} points, not {n}")
 
 
 def _describe_owed(owed: Sequence[Owed]) -> str:
@@ -301,6 +309,15 @@ class Table:
     returning that player's :class:`~ginp2p.shuffle.HandSecrets` (None: no secrets).
     Expensive checks (proofs, unmasking) are cached by entry id, so refolding from an
     earlier point after a late concurrent entry costs only the engine replay.
+
+    ``lazy_proofs``: hands whose shuffle and lock proofs are not checked entry by entry
+    (the audit's speed-up, for hands whose two openings are in the log). The recompute
+    at the openings compares every logged deck, sum proof, answer, lock proof and key
+    with what the seeds give, so a hand that ends ``checked`` is as valid as with the
+    checks. It is unsound for a hand that does not end ``checked`` cleanly (a dispute,
+    a failed or missing opening): the caller must fold such a hand again without it.
+    The one gap: the cut-and-choose hash C is not recomputed (k decks per shuffle);
+    a C that disagrees with honest answers is only caught by the full check.
     """
 
     def __init__(
@@ -308,8 +325,10 @@ class Table:
         viewer: int | None = None,
         seeds: Callable[[int], sh.HandSecrets | None] | None = None,
         executor: Executor | None = None,
+        lazy_proofs: Collection[int] = frozenset(),
     ) -> None:
         self.viewer = viewer
+        self.lazy_proofs = frozenset(lazy_proofs)
         self._seeds = seeds or (lambda hand: None)
         self.executor = executor
         self._s = _State()
@@ -360,6 +379,11 @@ class Table:
     @property
     def disputes(self) -> list[tuple[int, bytes, str]]:
         return self._s.disputes
+
+    @property
+    def claims(self) -> list[Entry]:
+        """The claims that took effect (standing or open), in order."""
+        return self._s.claims
 
     @property
     def pending_dispute(self) -> tuple[int, bytes, int, str] | None:
@@ -438,12 +462,16 @@ class Table:
     def update(self, linear: Linear) -> int:
         """Fold a new linear order; returns the index from which the fold was redone
         (events at or after it are new or changed)."""
-        self._claim_verdicts = linear.claims
+        before, self._claim_verdicts = self._claim_verdicts, linear.claims
         order = [(p.entry.id, p.void) for p in linear.order]
         same = 0
         limit = min(len(order), len(self._order))
         while same < limit and order[same] == self._order[same]:
             same += 1
+        for cid, verdict in linear.claims.items():  # an open claim since beaten (or standing)
+            old, placed = before.get(cid), linear.placed(cid)
+            if old is not None and old.verdict is not verdict.verdict and placed is not None:
+                same = min(same, placed.index)
         start = same
         if same < len(self._order):  # a late entry changed the past: refold from a hand start
             while self._snaps[-1][0] > same:
@@ -451,10 +479,10 @@ class Table:
             start, snap = self._snaps[-1]
             self._s = snap.fork()
             del self._order[start:]
+        self.problems = linear.problems  # before folding: a dispute may name a problem's entry
         for p in linear.order[start:]:
             self._order.append((p.entry.id, p.void))
             self._step(p)
-        self.problems = linear.problems
         if self._s.cheat is None and linear.problems:
             self._problem(linear.problems[0])
         return start
@@ -481,6 +509,8 @@ class Table:
         s.cheat = cheat
         if s.match is not None and not s.match.over:
             s.match = mt.forfeit(s.match, cheat.author, MatchEnd.CHEAT)
+        elif s.match is not None:  # found at the last hand's openings: still a forfeit
+            s.match = replace(s.match, winner=1 - cheat.author, end=MatchEnd.CHEAT)
         self._emit(CheatDetected(cheat))
 
     def _step(self, p: Placed) -> None:
@@ -505,10 +535,14 @@ class Table:
                 self._owed_entry(p)
         except _Broken as b:
             hand = s.hand.number if s.hand else 0
-            self._convict(Cheat(e.author, e.id, e.seq, hand, b.rule, b.detail))
+            bad = b.culprit or e
+            self._convict(Cheat(bad.author, bad.id, bad.seq, hand, b.rule, b.detail))
 
     def _owed_entry(self, p: Placed) -> None:
         e, s = p.entry, self._s
+        lost = s.claims[-1].body.owed_author if s.claims else None
+        if s.resigned not in (None, e.author) or lost == e.author:
+            return  # written before its author saw the resign or claim that ended the match
         owed = self.owed()
         if not any(o.author == e.author and e.kind in o.kinds for o in owed):
             raise _Broken(
@@ -517,7 +551,7 @@ class Table:
         if p.concurrent and e.kind not in ev.COMMUTING:
             # judged at its ack point: its author had not seen these opponent entries
             unseen = [u for u in s.placed[1 - e.author] if u.seq > e.ack_seq]
-            if any(u.kind != "chat" for u in unseen):
+            if any(u.kind != "chat" and not self._idle_claim(u) for u in unseen):
                 raise _Broken(
                     "out-of-turn",
                     f"{s.names[e.author]} sent a {e.kind} before seeing the "
@@ -601,7 +635,10 @@ class Table:
                             e.body.deck_hash)  # fmt: skip
         d_in = h.deck(0 if a == h.first else 1)
         ctx = h.ctx(s.game, a)
-        self._checked(("shuffle", e.id), lambda: sh.check_shuffle(commit.P, ctx, d_in, msg))
+        if h.number in self.lazy_proofs:
+            _need_len(msg.d_out, h.n, "the shuffled deck")
+        else:
+            self._checked(("shuffle", e.id), lambda: sh.check_shuffle(commit.P, ctx, d_in, msg))
         h.shuffles[a], h.shuffle_ids[a] = msg, e.id
 
     def _on_challenge(self, e: Entry) -> None:
@@ -628,10 +665,11 @@ class Table:
         assert msg is not None
         d_in = h.deck(0 if a == h.first else 1)
         ctx = h.ctx(s.game, a)
-        self._checked(
-            ("answers", e.id),
-            lambda: sh.check_answers(ctx, d_in, msg, bits, answers, s.k, self.executor),
-        )
+        if h.number not in self.lazy_proofs:
+            self._checked(
+                ("answers", e.id),
+                lambda: sh.check_answers(ctx, d_in, msg, bits, answers, s.k, self.executor),
+            )
         h.answers[a] = answers
 
     def _on_lock(self, e: Entry) -> None:
@@ -642,9 +680,13 @@ class Table:
         msg = sh.LockMsg(list(e.body.points), list(e.body.pubkeys), _split32(e.body.proof, "proof"))
         d_in = h.deck(2 if a == h.first else 3)
         ctx = h.ctx(s.game, a)
-        self._checked(
-            ("lock", e.id), lambda: sh.verify_lock(commit.P, ctx, d_in, msg, self.executor)
-        )
+        if h.number in self.lazy_proofs:
+            _need_len(msg.d_out, h.n, "the locked deck")
+            _need_len(msg.keys, h.n, "the lock's public keys")
+        else:
+            self._checked(
+                ("lock", e.id), lambda: sh.verify_lock(commit.P, ctx, d_in, msg, self.executor)
+            )
         h.locks[a] = msg
         if a == h.first:
             if e.body.deal_keys:
@@ -713,7 +755,10 @@ class Table:
         point = h.deck(4)[pos]
         cache_key = ("unmask", point, keys[0], keys[1])
         if cache_key not in self._cache:
-            self._cache[cache_key] = sh.unmask(point, keys[0], keys[1], h.n)
+            try:
+                self._cache[cache_key] = sh.unmask(point, keys[0], keys[1], h.n)
+            except sh.ShuffleError:  # a point no proof checked (lazy proofs): not a card
+                self._cache[cache_key] = None
         index = self._cache[cache_key]
         if index is None:
             raise _Broken("not-a-card", f"position {pos} does not unmask to a card")
@@ -821,9 +866,11 @@ class Table:
             except _Broken as b:
                 self._convict(Cheat(accused, entry.id, entry.seq, h.number, b.rule, b.detail))
                 return
-        raise _Broken(
-            "false-dispute", f"{s.names[disputer]} disputed an entry that checks out ({rule})"
-        )
+        # the false statement is the dispute itself (the open only settles it)
+        dispute = next(x for x in reversed(s.placed[disputer])
+                       if x.kind == "dispute" and x.body.entry == named)  # fmt: skip
+        self._convict(Cheat(disputer, dispute.id, dispute.seq, h.number, "false-dispute",
+                            f"{s.names[disputer]} disputed an entry that checks out ({rule})"))
 
     def _opening(self, e: Entry, h: HandFold) -> None:
         s = self._s
@@ -846,7 +893,9 @@ class Table:
         key = ("recompute", h.number, *(h.commit_ids), *(h.shuffle_ids))
         if key not in self._cache:
             try:
-                self._cache[key] = sh.recompute(log, h.opened, executor=self.executor)
+                # a player need not recompute its own steps: it made them
+                openings = [None if a == self.viewer else h.opened[a] for a in (HOST, GUEST)]
+                self._cache[key] = sh.recompute(log, openings, executor=self.executor)
             except sh.ShuffleError as exc:  # a logged deck unusable: caught on receipt before
                 self._cache[key] = sh.Mismatch(h.first, "shuffle", None, str(exc))
         mismatch = self._cache[key]
@@ -857,11 +906,32 @@ class Table:
                 f"opened seeds ({mismatch.detail}"
                 + (f", position {mismatch.index}" if mismatch.index is not None else "")
                 + ")",
+                self._step_entry(h, mismatch),
             )
         h.checked = True
         if h.locks[HOST] is not None and h.locks[GUEST] is not None:
             for pos in range(h.n):
                 self._read(h, pos, None)
+
+    def _step_entry(self, h: HandFold, mismatch: sh.Mismatch) -> Entry | None:
+        """The entry a recompute mismatch names: its author's entry of that step (for a
+        key, the one that published it), else its author's opening. Never the entry
+        being folded: the other player's opening only made the mismatch visible."""
+        opening = None
+        for x in self._s.placed[mismatch.author]:
+            if getattr(x.body, "hand", None) != h.number:
+                continue
+            if x.kind == "open":
+                opening = opening or x
+            if mismatch.step == "key" and mismatch.index is not None:
+                b = x.body
+                keys = b.deal_keys if x.kind == "lock" else getattr(b, "keys", ())
+                positions = [b.pos] if x.kind == "stock_key" else [k.pos for k in keys]
+                if mismatch.index in positions:
+                    return x
+            elif x.kind == mismatch.step:
+                return x
+        return opening
 
     def _on_checkpoint(self, e: Entry) -> None:
         h, s = self._hand_of(e), self._s
@@ -887,11 +957,19 @@ class Table:
             s.match = mt.forfeit(s.match, e.author, MatchEnd.RESIGN)
             self._emit(MatchOver(s.match.winner, MatchEnd.RESIGN, s.match.totals))
 
+    def _idle_claim(self, e: Entry) -> bool:
+        """A claim without effect (void, invalid or beaten): nothing to wait for."""
+        verdict = self._claim_verdicts.get(e.id)
+        return e.kind == "claim" and (verdict is None or verdict.verdict in (
+            Verdict.INVALID, Verdict.BEATEN))  # fmt: skip
+
     def _claim(self, e: Entry) -> None:
         s = self._s
         verdict = self._claim_verdicts.get(e.id)
         if verdict is None or verdict.verdict in (Verdict.INVALID, Verdict.BEATEN):
             return
+        if s.resigned is not None or (s.match is not None and s.match.end is MatchEnd.CLAIM):
+            return  # a concurrent resign or claim, placed first, ended the match: no effect
         b = e.body
         owed = [o for o in self.owed() if o.author == b.owed_author]
         if not any(set(b.kinds) & o.kinds for o in owed):
@@ -914,9 +992,16 @@ class Table:
         if c is not None:
             return  # the disputer is the one convicted; its dispute changes nothing
         accused = next((x for x in s.placed[1 - e.author] if x.id == e.body.entry), None)
+        if accused is None:  # a forked, unchained or badly acked entry is never placed
+            for problem in self.problems:
+                if problem.author != e.author and e.body.entry in {x.id for x in problem.entries}:
+                    self._problem(problem)
+                    return
         h = s.hand
-        if accused is not None and h is not None and h.opened[e.author] is None:
+        if accused is not None and h is not None:
             s.pending_dispute = (e.author, e.body.entry, h.number, e.body.rule)
+            if h.opened[e.author] is not None:
+                self._settle_dispute(h)  # already opened: settle it now
             return
         raise _Broken(
             "false-dispute",

@@ -155,6 +155,8 @@ def test_every_kind_at_its_largest_fits() -> None:
         packed = E.encode_entry(fields_for(kind, body))
         assert len(packed) <= E.MAX_PACKED, kind
         assert E.decode_entry(packed).body == body
+        if kind != "dispute":  # a dispute can carry any other entry, signed, as evidence
+            assert len(E.encode_wire(packed, b"s" * 64)) <= E.MAX_EVIDENCE, kind
 
 
 def test_wire_round_trip_and_rewrapping() -> None:

@@ -55,7 +55,7 @@ BODIES: dict[str, tuple[Any, ...]] = {
     "draw_stock": (1, []),
     "stock_key": (1, 21, b"s" * 32),
     "resign": ("bye",),
-    "dispute": (b"d" * 32, "rule", "detail"),
+    "dispute": (b"d" * 32, "rule", "detail", []),
 }
 
 

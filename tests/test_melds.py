@@ -470,6 +470,14 @@ def test_best_layoffs_uses_a_laid_card_to_lay_the_next():
     assert sorted(lay.card.rank for lay in layoffs) == [8, 9]
 
 
+def test_best_layoffs_moves_an_ambiguous_joker():
+    # 4H 5H JK: once 3H is laid, the joker must be 6H and 2H fits below 3H;
+    # laid in the other order 2H first pins the joker to 3H. Both cards go.
+    run = meld_of(cards("4H 5H JK#3"), ITALIAN_JOKERS)
+    _, layoffs, left = best_layoffs(cards("2H#1 3H#1"), [run], ITALIAN_JOKERS)
+    assert left == 0 and sorted(lay.card.rank for lay in layoffs) == [2, 3]
+
+
 def test_best_layoffs_weighs_own_melds_against_layoffs():
     # 8H alone on the run saves 8; 8H 8S 8D as a set saves 24.
     run = Meld(tuple(cards("5H 6H 7H")))

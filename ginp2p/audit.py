@@ -1,0 +1,788 @@
+"""The audit: verify a game log end to end and say who, if anybody, broke the rules.
+
+``audit(path)`` reads a ``.ginlog`` file without changing it (no lock, no repair) and
+``audit_records`` judges its records. The log is rebuilt without pinned keys (each
+feed's key is the one its hello carries), folded through :class:`~ginp2p.table.Table`
+(signatures, chains, the schedule, every proof or the recompute that stands in for it,
+every key, claims, disputes, the engine), and then checked in the ways only an auditor
+can: every position of an opened hand unmasked and shown to be a permutation of the
+deck, the hand replayed through the plain engine with every card known, and, where
+only one player opened, the other's keys tried against the opener's derived keys.
+
+Verdicts (``Report.verdict``, ``Report.exit_code``):
+
+* **cheated** (1): a validly signed entry breaks a rule or does not follow from its
+  author's opened seeds; two validly signed entries at one seq (equivocation); a
+  dispute against an entry that checks out; a position proven not to be a card when
+  only the other player opened. A cheat proven by an intact signed chain is reported
+  whatever damage the rest of the file has: it wins over every other verdict.
+* **damaged** (3): records that do not decode or verify, entries of another game, a
+  second hello, a torn or unreadable file, entries missing from the middle of the log.
+  Anyone holding a file can alter it, so damage blames nobody.
+* **incomplete** (2): the log stops where somebody owes an entry, or a claim stands.
+* **clean** (0): everything checks out.
+
+Decisions:
+
+* Signed evidence is blamed on its signer. A *fork* (two entries at one seq), a
+  *chain* break (an entry whose ``prev`` is not the author's entry before it) and an
+  ack that goes *backwards* are made only of entries the author signed, and an honest
+  peer never writes them (it fsyncs each entry before sending it): cheated. An ack
+  naming an id that is not the opponent's entry at that seq is *not* proof: it is what
+  a file looks like when the opponent equivocated and one of its two entries was
+  removed from the file. It is damage, blaming nobody.
+* A missing entry that a stored entry names (by ``prev`` or ack) was written, and the
+  file lost it: damaged, and the entries after it cannot be placed or judged (except
+  that equivocations among them are still cheats). A log that simply stops is
+  incomplete: nobody can tell a lost tail from an entry never sent.
+* Record order, repeats and the msgpack wrapper do not matter: the log is the set of
+  entry ids (an id covers only the signed bytes).
+* Hand 0 is the set-up: the hellos and the host's nonce. Claims, resigns, disputes and
+  chat carry no hand and count for the hand in play when they were placed.
+* Speed: for hands that both players closed (two openings and two checkpoints in the
+  file) the proofs are not checked entry by entry (``Table(lazy_proofs=…)``): the
+  recompute at the openings compares every logged deck, sum proof, answer, lock proof
+  and key with what the seeds give. A hand with a dispute is never folded that way,
+  and one that does not end cleanly checked is folded again with every proof. The one
+  thing the fast path cannot see is a cut-and-choose hash C that disagrees with
+  honest answers (recomputing C costs k decks per shuffle): the deck is still exactly
+  what the seeds give, and the opponent, whose client checks C on receipt, signed the
+  hand's result anyway. ``lazy_proofs=False`` checks every proof.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Executor
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from typing import Any
+
+from . import engine
+from . import events as ev
+from . import shuffle as sh
+from .cards import Card
+from .engine import DeckKnowledge, HandEnd, HandResult
+from .log import (
+    GUEST,
+    HOST,
+    Entry,
+    FileCorrupt,
+    Linear,
+    Log,
+    Outcome,
+    Owed,
+    Problem,
+    game_id,
+    read_records,
+    structure_problem,
+)
+from .log import Verdict as ClaimState
+from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
+
+__all__ = ["HandReport", "Report", "Verdict", "audit", "audit_records", "worst"]
+
+FEEDS = ("host", "guest")
+
+
+class Verdict(StrEnum):
+    """What the audit concludes; declared from best to worst, but see :func:`worst`."""
+
+    CLEAN = "clean"
+    CHEATED = "cheated"
+    INCOMPLETE = "incomplete"
+    DAMAGED = "damaged"
+
+    @property
+    def exit_code(self) -> int:
+        return _EXIT[self]
+
+
+_EXIT = {Verdict.CLEAN: 0, Verdict.CHEATED: 1, Verdict.INCOMPLETE: 2, Verdict.DAMAGED: 3}
+_ORDER = list(Verdict)
+
+
+def worst(verdicts: Iterable[Verdict]) -> Verdict:
+    """The verdict of several: a proven cheat wins over everything (it stands whatever
+    else the file lost); otherwise the last in declaration order (damaged, incomplete,
+    clean)."""
+    vs = set(verdicts)
+    if Verdict.CHEATED in vs:
+        return Verdict.CHEATED
+    return max(vs, key=_ORDER.index, default=Verdict.CLEAN)
+
+
+@dataclass(frozen=True)
+class HandReport:
+    """One hand (0: the set-up). ``owed`` and ``damage`` are sentences for people."""
+
+    hand: int
+    verdict: Verdict
+    cheat: Cheat | None
+    owed: tuple[str, ...]
+    damage: tuple[str, ...]
+    result: HandResult | None
+
+
+@dataclass(frozen=True)
+class Report:
+    """The audit of one log: the verdict, each hand's, and the result the log supports.
+
+    ``scores``: the match totals (with bonuses once the match is over); ``winner``:
+    0 host, 1 guest, None if the log decides none; ``end``: how the match ended
+    (``MatchEnd`` value) or None; ``entries``: distinct verified entries.
+    """
+
+    verdict: Verdict
+    hands: tuple[HandReport, ...]
+    cheat: Cheat | None
+    owed: tuple[str, ...]
+    damage: tuple[str, ...]
+    names: tuple[str, str]
+    preset: str | None
+    scores: tuple[int, int] | None
+    winner: int | None
+    end: str | None
+    entries: int
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean, 1 cheated, 2 incomplete, 3 damaged."""
+        return self.verdict.exit_code
+
+    def text(self) -> str:
+        """The report for people, ending with the match result."""
+        n = self.names
+        lines = [f"ginp2p audit: {self.verdict.upper()} (exit {self.exit_code})"]
+        preset = f", preset {self.preset}" if self.preset else ""
+        lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
+        for h in self.hands:
+            label = "set-up" if h.hand == 0 else f"hand {h.hand}"
+            what = f" - {_describe_result(h.result, n)}" if h.result is not None else ""
+            lines.append(f"  {label}: {h.verdict}{what}")
+        if self.cheat is not None:
+            c = self.cheat
+            lines.append(f"Cheat: {c.describe(n)}")
+            lines.append(f"  rule {c.rule}; {FEEDS[c.author]} entry {c.seq}, id {c.entry.hex()}")
+        if self.owed:
+            lines.append("Owed:")
+            lines += [f"  - {o}" for o in self.owed]
+        if self.damage:
+            lines.append("Damage (this blames nobody: anyone holding a file can alter it):")
+            lines += [f"  - {d}" for d in self.damage]
+        lines.append(f"Result: {self._result_text()}")
+        return "\n".join(lines)
+
+    def _result_text(self) -> str:
+        n, s = self.names, self.scores
+        if s is None:
+            return "no hand was dealt"
+        if self.winner is not None:
+            w = self.winner
+            end = self.end or "?"
+            how = _FORFEIT[end].format(n[1 - w]) if end in _FORFEIT else end
+            return f"{n[w]} wins, {s[w]} to {s[1 - w]} ({how})"
+        return f"no winner in this log; {n[0]} {s[0]}, {n[1]} {s[1]}"
+
+    def to_json(self) -> dict[str, Any]:
+        """A plain, stable dict (every key always present) for ``audit --json``."""
+        return {
+            "verdict": str(self.verdict),
+            "exit": self.exit_code,
+            "names": list(self.names),
+            "preset": self.preset,
+            "entries": self.entries,
+            "scores": list(self.scores) if self.scores is not None else None,
+            "winner": self.winner,
+            "end": self.end,
+            "cheat": _cheat_json(self.cheat, self.names),
+            "owed": list(self.owed),
+            "damage": list(self.damage),
+            "hands": [
+                {
+                    "hand": h.hand,
+                    "verdict": str(h.verdict),
+                    "cheat": _cheat_json(h.cheat, self.names),
+                    "owed": list(h.owed),
+                    "damage": list(h.damage),
+                    "result": _result_json(h.result),
+                }
+                for h in self.hands
+            ],
+        }
+
+
+def _cheat_json(c: Cheat | None, names: Sequence[str]) -> dict[str, Any] | None:
+    if c is None:
+        return None
+    return {
+        "player": c.author,
+        "name": names[c.author],
+        "hand": c.hand,
+        "feed": FEEDS[c.author],
+        "seq": c.seq,
+        "entry": c.entry.hex(),
+        "rule": c.rule,
+        "detail": c.detail,
+        "evidence": c.describe(names),
+    }
+
+
+def _result_json(r: HandResult | None) -> dict[str, Any] | None:
+    if r is None:
+        return None
+    return {
+        "end": str(r.end),
+        "knocker": r.knocker,
+        "winner": r.winner,
+        "points": list(r.points),
+        "gin": r.gin,
+        "undercut": r.undercut,
+    }
+
+
+_FORFEIT = {
+    "cheat": "{} forfeits for cheating",
+    "claim": "{} forfeits: a claim stands",
+    "resign": "{} resigned",
+}
+_ENDS = {
+    HandEnd.KNOCK: "{k} knocked",
+    HandEnd.GIN: "{k} went gin",
+    HandEnd.BIG_GIN: "{k} went big gin",
+    HandEnd.UNDERCUT: "{k} knocked and was undercut",
+    HandEnd.STOCK_VOID: "the stock ran out (no score)",
+    HandEnd.STOCK_COUNT: "the stock ran out (both counted)",
+    HandEnd.WALL_PASS: "the wall was passed",
+    HandEnd.REPEATED_DISCARD: "the upcard came back",
+    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile",
+    HandEnd.RUMINO: "{k} declared rumino",
+    HandEnd.RESIGN: "a player resigned",
+}
+
+
+def _describe_result(r: HandResult, names: Sequence[str]) -> str:
+    k = names[r.knocker] if r.knocker is not None else "?"
+    what = _ENDS.get(r.end, str(r.end)).format(k=k)
+    return f"{what}; {names[0]} +{r.points[0]}, {names[1]} +{r.points[1]}"
+
+
+# ------------------------------------------------------------------------ entry points
+
+
+def audit(
+    path: str | os.PathLike[str], *, lazy_proofs: bool = True, executor: Executor | None = None
+) -> Report:
+    """Audit a ``.ginlog`` file, read-only (no lock, no repair): a torn tail is reported,
+    never cut. OSError if the file cannot be read at all.
+
+    ``lazy_proofs=False`` checks every proof entry by entry (slow; see the module
+    docstring); ``executor`` (a thread pool) splits the curve arithmetic.
+    """
+    try:
+        records, torn = read_records(path)
+    except FileCorrupt as exc:
+        damage = [f"the file cannot be read as a game log: {exc}"]
+        return _audit([], damage, lazy_proofs, executor)
+    damage = []
+    if torn is not None:
+        if torn.reason in ("incomplete", "zero bytes", "torn header"):
+            damage.append(
+                f"the file is torn: {torn.dropped} bytes at byte {torn.offset} are no "
+                f"whole record ({torn.reason})"
+            )
+        else:
+            damage.append(
+                f"unreadable bytes at byte {torn.offset} ({torn.reason}): the last "
+                f"{torn.dropped} bytes of the file were not read"
+            )
+    return _audit(records, damage, lazy_proofs, executor)
+
+
+def audit_records(
+    records: Iterable[bytes],
+    *,
+    torn: bool = False,
+    lazy_proofs: bool = True,
+    executor: Executor | None = None,
+) -> Report:
+    """Audit wire records (any order, repeats allowed); ``torn``: the file they came
+    from ended inside a record."""
+    damage = ["the file ends inside a record (a torn tail)"] if torn else []
+    return _audit(list(records), damage, lazy_proofs, executor)
+
+
+# ------------------------------------------------------------------------ loading
+
+
+@dataclass
+class _Dropped:
+    record: int
+    reason: str
+    entry: Entry | None
+
+
+def _pick_hellos(decoded: list[tuple[int, Entry]]) -> list[tuple[int, Entry]]:
+    """The host and guest hellos of the game most entries belong to (a file may hold
+    spliced-in entries of another game: their hellos must not win by coming first)."""
+    hellos = [
+        (i, e)
+        for i, e in decoded
+        if e.kind == "hello" and structure_problem(e.fields) is None and e.verify(e.body.key)
+    ]
+    hosts = {e.id: (i, e) for i, e in hellos if e.author == HOST}
+    counts = Counter(e.game for _, e in decoded if e.kind != "hello")
+    best: tuple[int, int, list[tuple[int, Entry]]] | None = None
+    for i, g in hellos:
+        if g.author != GUEST or g.ack_id not in hosts:
+            continue
+        j, h = hosts[g.ack_id]
+        score = (counts[game_id(h.id, g.id)], -min(i, j))
+        if best is None or score > best[:2]:
+            best = (*score, [(j, h), (i, g)])
+    if best is not None:
+        return best[2]
+    return [(i, e) for i, e in decoded if e.kind == "hello"]
+
+
+def _load(records: Sequence[bytes]) -> tuple[Log, list[_Dropped]]:
+    """A log of every record that verifies, and what was dropped (by record number)."""
+    dropped: list[_Dropped] = []
+    decoded: list[tuple[int, Entry]] = []
+    for i, r in enumerate(records, 1):
+        try:
+            decoded.append((i, Entry.from_wire(bytes(r))))
+        except (ev.RemoteProtocolError, ValueError) as exc:
+            dropped.append(_Dropped(i, f"does not decode ({exc})", None))
+    first = _pick_hellos(decoded)
+    chosen = {id(e) for _, e in first}
+    rest = sorted(
+        ((i, e) for i, e in decoded if id(e) not in chosen), key=lambda x: (x[1].seq, x[1].author)
+    )
+    record_of = {}
+    log = Log()
+    for i, e in (*first, *rest):
+        record_of.setdefault(e.id, i)
+        for added in log.add_entry(e).all():
+            if added.outcome is Outcome.DROPPED:
+                x = added.entry
+                dropped.append(_Dropped(record_of.get(x.id, i) if x else i, added.reason, x))
+    return log, dropped
+
+
+def _ranges(nums: Sequence[int]) -> str:
+    """1, 2, 3, 7 -> "1-3, 7"."""
+    out: list[str] = []
+    nums = sorted(set(nums))
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        out.append(str(nums[i]) if i == j else f"{nums[i]}-{nums[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def _entry_words(e: Entry) -> str:
+    hand = getattr(e.body, "hand", None)
+    where = f" in hand {hand}" if hand is not None else ""
+    return f"{FEEDS[e.author]} entry {e.seq} ({e.kind}{where})"
+
+
+def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
+    """One line per reason; records of another game summarised."""
+    by_reason: dict[str, list[_Dropped]] = {}
+    for d in dropped:
+        by_reason.setdefault(d.reason, []).append(d)
+    lines = []
+    for reason, ds in by_reason.items():
+        if len(ds) > 3:
+            lines.append(f"records {_ranges([d.record for d in ds])}: {reason}")
+            continue
+        for d in ds:
+            what = f", {_entry_words(d.entry)}" if d.entry is not None else ""
+            lines.append(f"record {d.record}{what}: {reason}")
+    return lines
+
+
+def _missing(log: Log) -> dict[int, list[int]]:
+    """Per feed, the seqs that stored entries name (by prev or ack) but the file lacks."""
+    seqs: list[set[int]] = [set(), set()]
+    named = [0, 0]
+    for e in log.entries():
+        seqs[e.author].add(e.seq)
+        named[e.author] = max(named[e.author], e.seq - 1)
+        named[1 - e.author] = max(named[1 - e.author], e.ack_seq)
+    return {
+        a: gap
+        for a in (HOST, GUEST)
+        if (gap := [s for s in range(1, named[a] + 1) if s not in seqs[a]])
+    }
+
+
+def _unprovable_ack(p: Problem, log: Log) -> bool:
+    """An ack problem that is no proof: it names an id the file lacks (not backwards)."""
+    if p.what != "ack":
+        return False
+    e = p.entries[0]
+    before = log.at(e.author, e.seq - 1)
+    if len(before) != 1:
+        return True
+    b = before[0]
+    return not (e.ack_seq < b.ack_seq or (e.ack_seq == b.ack_seq and e.ack_id != b.ack_id))
+
+
+# ------------------------------------------------------------------------ folding
+
+_CHAIN_RULES = frozenset({"equivocation", "broken-chain", "bad-ack"})
+
+
+def _hands_of(lin: Linear) -> dict[bytes, int]:
+    """Each placed entry's hand: its own, or the hand in play when it was placed."""
+    out: dict[bytes, int] = {}
+    current = 0
+    for p in lin.order:
+        hand = getattr(p.entry.body, "hand", None)
+        if hand is not None:
+            current = max(current, hand)
+            out[p.entry.id] = hand
+        else:
+            out[p.entry.id] = current
+    return out
+
+
+def _fold(
+    lin: Linear, lazy: set[int], hand_of: dict[bytes, int], executor: Executor | None
+) -> Table:
+    """The table with proofs skipped where the recompute covers them; a hand that does
+    not end cleanly checked is folded again with every proof."""
+    disputed = {hand_of[p.entry.id] for p in lin.order if p.entry.kind == "dispute"}
+    lazy = set(lazy) - disputed
+    while True:
+        table = Table(None, executor=executor, lazy_proofs=lazy)
+        table.update(lin)
+        c, pending = table.cheat, table.pending_dispute
+        bad = {
+            h.number
+            for h in table.hands
+            if h.number in lazy
+            and (
+                not h.checked
+                or (c is not None and c.hand == h.number and c.rule not in _CHAIN_RULES)
+                or (pending is not None and pending[2] == h.number)
+            )
+        }
+        if not bad:
+            return table
+        lazy -= bad
+
+
+# ------------------------------------------------------------------------ auditor checks
+
+
+def _key_entry(entries: Iterable[Entry], author: int, hand: int, pos: int) -> Entry | None:
+    """The entry in which ``author`` published its key for ``pos`` in ``hand``."""
+    for x in entries:
+        if x.author != author or getattr(x.body, "hand", None) != hand:
+            continue
+        b = x.body
+        if x.kind == "stock_key":
+            positions = [b.pos]
+        elif x.kind == "lock":
+            positions = [k.pos for k in b.deal_keys]
+        else:
+            positions = [k.pos for k in getattr(b, "keys", ())]
+        if pos in positions:
+            return x
+    return None
+
+
+def _one_opener(table: Table, h: HandFold, entries: list[Entry]) -> Cheat | None:
+    """Only one player opened: its steps must follow from its seeds, and every key
+    the other published must unmask, with the opener's derived key, to a card, each
+    card once. With the opener's side proven, any failure is the other's."""
+    x = HOST if h.opened[HOST] is not None else GUEST
+    y = 1 - x
+    opened = h.opened[x]
+    assert opened is not None and table.game is not None
+    log = sh.ShuffleLog(table.game, h.number, h.n, table.k, h.first)
+    log.commits, log.shuffles, log.shuffle_ids = h.commits, h.shuffles, h.shuffle_ids
+    log.challenges, log.answers = list(h.challenges), h.answers
+    log.locks, log.keys = h.locks, h.keys
+    openings: list[sh.HandSecrets | None] = [None, None]
+    openings[x] = opened
+    try:
+        mismatch = sh.recompute(log, openings)
+    except sh.ShuffleError:
+        return None  # an input deck of the other is unusable: caught on receipt
+    names = table.names
+    if mismatch is not None:
+        step, pos = mismatch.step, mismatch.index
+        bad = _key_entry(entries, x, h.number, pos) if step == "key" and pos is not None else None
+        bad = bad or next((e for e in entries if e.author == x and e.kind == step), None)
+        bad = bad or next((e for e in entries if e.author == x and e.kind == "open"), None)
+        if bad is None:
+            return None
+        detail = (f"{names[x]}'s {mismatch.step} does not follow from their opened seeds "
+                  f"({mismatch.detail})")  # fmt: skip
+        return Cheat(x, bad.id, bad.seq, h.number, f"not-from-seeds:{mismatch.step}", detail)
+    if h.locks[HOST] is None or h.locks[GUEST] is None:
+        return None
+    seen: dict[int, int] = {}
+    d4 = h.deck(4)
+    for pos, key in sorted(h.keys[y].items()):
+        try:
+            index = sh.unmask(d4[pos], key, opened.card_key(pos), h.n)
+        except sh.ShuffleError:
+            index = None
+        rule = detail = ""
+        if index is None:
+            rule = "not-a-card"
+            detail = (f"position {pos} does not unmask to a card with {names[y]}'s key and "
+                      f"{names[x]}'s opened seeds")  # fmt: skip
+        elif index in seen:
+            rule = "not-a-permutation"
+            detail = (f"positions {seen[index]} and {pos} both unmask to "
+                      f"{Card.from_index(index)} with {names[x]}'s opened seeds")  # fmt: skip
+        if rule:
+            bad = _key_entry(entries, y, h.number, pos)
+            if bad is None:
+                return None
+            return Cheat(y, bad.id, bad.seq, h.number, rule, detail)
+        assert index is not None
+        seen[index] = pos
+    return None
+
+
+def _replay(
+    table: Table, h: HandFold, actions: list[Entry], result: HandResult | None
+) -> tuple[Cheat | None, str | None]:
+    """Every position read, a permutation of the deck, and the engine with every card
+    known agreeing with the fold: (a cheat the full knowledge proves, an inconsistency)."""
+    rules = table.rules
+    assert rules is not None
+    if sorted(c.index for c in h.known.values()) != list(range(h.n)) or len(h.known) != h.n:
+        return None, f"hand {h.number}: the unmasked positions are not a permutation of the deck"
+    state = engine.start_hand(rules, h.dealer, DeckKnowledge(tuple(h.known[i] for i in range(h.n))))
+    for e in actions:
+        try:
+            state = engine.apply(state, ev.body_action(e.kind, e.body, e.author), e.author)
+        except engine.IllegalAction as exc:
+            detail = f"{exc} (with every card known)"
+            return Cheat(e.author, e.id, e.seq, h.number, f"illegal-move:{exc.rule}", detail), None
+        except (engine.EngineError, ValueError, TypeError) as exc:
+            return None, f"hand {h.number}: the replay with every card known fails ({exc})"
+    if result is not None and state.result != result:
+        return None, f"hand {h.number}: the replay with every card known scores differently"
+    return None, None
+
+
+# ------------------------------------------------------------------------ the report
+
+
+def _owed_words(o: Owed, table: Table) -> str:
+    who = table.names[o.author]
+    h = table.hand
+    if o.kinds == frozenset({"hello"}):
+        return f"the {FEEDS[o.author]} never sent their hello"
+    if o.kinds == frozenset({"open"}) and h is not None:
+        pending = table.pending_dispute
+        if pending is not None:
+            return f"{who} never opened their seeds for hand {pending[2]} to back their dispute"
+        return f"{who} never opened their seeds for hand {h.number}"
+    if o.kinds == PLAY_KINDS:
+        return f"{who} never made their move: {o.what}"
+    return f"{who} never sent {o.what}"
+
+
+def _audit(
+    records: Sequence[bytes],
+    file_damage: list[str],
+    lazy_proofs: bool,
+    executor: Executor | None = None,
+) -> Report:
+    log, dropped = _load(records)
+    lin = log.linear()
+    proof = [p for p in lin.problems if not _unprovable_ack(p, log)]
+    hand_of = _hands_of(lin)
+    closed: dict[tuple[str, int], set[int]] = {}
+    for e in log.entries():
+        if e.kind in ("open", "checkpoint"):
+            closed.setdefault((e.kind, e.body.hand), set()).add(e.author)
+    lazy = {
+        hand
+        for (kind, hand), who in closed.items()
+        if kind == "open" and len(who) == 2 and len(closed.get(("checkpoint", hand), ())) == 2
+    }
+    lazy = lazy if lazy_proofs else set()
+    table = _fold(replace(lin, problems=tuple(proof)), lazy, hand_of, executor)
+    names = table.names
+    current = table.hand.number if table.hand is not None else 0
+
+    # damage: blames nobody
+    damage = list(file_damage) + _dropped_lines(dropped)
+    hand_damage: dict[int, list[str]] = {}
+    for d in dropped:
+        e = d.entry
+        if e is None or e.game != log.game or log.at(e.author, e.seq):
+            continue
+        hand = getattr(e.body, "hand", None)
+        if hand is not None:
+            hand_damage.setdefault(hand, []).append(f"{_entry_words(e)}: {d.reason}")
+    missing = _missing(log)
+    for a, seqs in missing.items():
+        which = f"entries {_ranges(seqs)}" if len(seqs) > 1 else f"entry {seqs[0]}"
+        line = f"the file lacks {names[a]}'s {which}, which later entries name"
+        damage.append(line)
+        hand_damage.setdefault(current, []).append(line)
+    if missing and lin.held:
+        damage.append(f"{len(lin.held)} entries after the missing ones cannot be placed or judged")
+    for p in lin.problems:
+        if p not in proof:
+            e = p.entries[0]
+            line = (f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
+                    f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in the file (an entry "
+                    "is missing, or was never written)")  # fmt: skip
+            damage.append(line)
+            hand_damage.setdefault(current, []).append(line)
+    if log.held_count:
+        damage.append(f"{log.held_count} entries wait for a hello the file lacks: not verified")
+
+    # cheats: the table's, then what only an auditor sees (the earlier one wins)
+    results = {x.hand: x.result for _, x in table.events if isinstance(x, HandScored)}
+    cheat = table.cheat
+    unsettled = False
+    if cheat is not None and cheat.rule == "false-dispute":
+        # a dispute of an entry whose ack the file cannot judge is not proven false
+        d = log.get(cheat.entry)
+        named = {x.id for p in lin.problems if p not in proof for x in p.entries}
+        if d is not None and d.kind == "dispute" and d.body.entry in named:
+            line = (f"{names[d.author]} disputed an entry of {names[1 - d.author]} that acks "
+                    "an entry not in the file: the file cannot settle the dispute")  # fmt: skip
+            damage.append(line)
+            hand_damage.setdefault(cheat.hand, []).append(line)
+            cheat, unsettled = None, True
+    audit_cheat, broken = _auditor_checks(table, lin, hand_of, results, cheat)
+    for hand, line in broken:
+        damage.append(f"{line} (an inconsistency in ginp2p: please report it)")
+        hand_damage.setdefault(hand, []).append(line)
+    if cheat is None:
+        audit_cheat = audit_cheat or _equivocation(log, names, current)
+    if audit_cheat is not None and (
+        cheat is None or _at(lin, audit_cheat.entry) < _at(lin, cheat.entry)
+    ):
+        cheat = audit_cheat
+    else:
+        audit_cheat = None
+
+    # owed: who owes what, standing claims
+    owed_by_hand: dict[int, list[str]] = {}
+    if not missing:
+        for o in table.owed():
+            hand = 0 if o.kinds & {"hello", "nonce"} else current
+            owed_by_hand.setdefault(hand, []).append(_owed_words(o, table))
+    for c in table.claims:
+        state = lin.claims.get(c.id)
+        if state is None or state.verdict not in (ClaimState.STANDS, ClaimState.OPEN):
+            continue
+        o = c.body.owed_author
+        how = ("no entry of theirs answers it" if state.verdict is ClaimState.OPEN
+               else "they answered only after seeing it")  # fmt: skip
+        owed_by_hand.setdefault(hand_of.get(c.id, current), []).append(
+            f"{names[c.author]} claimed that {names[o]} owed {c.body.what!r} and {how}: the "
+            f"claim stands and {names[o]} forfeits the match"
+        )
+
+    # the result the log supports
+    m = table.match
+    scores: tuple[int, int] | None = None
+    winner: int | None = None
+    end: str | None = None
+    if m is not None and unsettled:
+        scores = m.scores
+    elif m is not None:
+        scores = m.totals if m.totals is not None else m.scores
+        winner = m.winner
+        end = str(m.end) if m.end is not None else None
+    if audit_cheat is not None and m is not None:
+        before = [x.scores for _, x in table.events
+                  if isinstance(x, HandScored) and x.hand < audit_cheat.hand]  # fmt: skip
+        scores = before[-1] if before else (0, 0)
+    if cheat is not None and m is not None:  # a cheat forfeits, even a match already won
+        winner, end = 1 - cheat.author, "cheat"
+
+    hands = []
+    for number in [0, *(h.number for h in table.hands)]:
+        hc = cheat if cheat is not None and cheat.hand == number else None
+        ho = tuple(owed_by_hand.get(number, ()))
+        hd = tuple(hand_damage.get(number, ()))
+        verdict = (Verdict.CHEATED if hc else Verdict.DAMAGED if hd
+                   else Verdict.INCOMPLETE if ho else Verdict.CLEAN)  # fmt: skip
+        hands.append(HandReport(number, verdict, hc, ho, hd, results.get(number)))
+    owed = tuple(o for number in sorted(owed_by_hand) for o in owed_by_hand[number])
+    verdict = (Verdict.CHEATED if cheat else Verdict.DAMAGED if damage
+               else Verdict.INCOMPLETE if owed else Verdict.CLEAN)  # fmt: skip
+    rules = table.rules
+    return Report(
+        verdict=verdict,
+        hands=tuple(hands),
+        cheat=cheat,
+        owed=owed,
+        damage=tuple(damage),
+        names=names,
+        preset=rules.name if rules is not None else None,
+        scores=scores,
+        winner=winner,
+        end=end,
+        entries=len(log),
+    )
+
+
+def _at(lin: Linear, id: bytes) -> float:
+    """An entry's place in the linear order; never placed: after every placed one."""
+    p = lin.placed(id)
+    return p.index if p is not None else float("inf")
+
+
+def _auditor_checks(
+    table: Table,
+    lin: Linear,
+    hand_of: dict[bytes, int],
+    results: dict[int, HandResult],
+    cheat: Cheat | None,
+) -> tuple[Cheat | None, list[tuple[int, str]]]:
+    """What only an auditor checks, hand by hand, up to the table's cheat: the full
+    knowledge replay of opened hands, the one-opener check. Returns the first cheat
+    found and the inconsistencies (hand, words)."""
+    limit = _at(lin, cheat.entry) if cheat is not None else float("inf")
+    by_hand: dict[int, list[Entry]] = {}
+    for p in lin.order:
+        if not p.void and p.index < limit:
+            by_hand.setdefault(hand_of[p.entry.id], []).append(p.entry)
+    broken: list[tuple[int, str]] = []
+    for h in table.hands:
+        entries = by_hand.get(h.number, [])
+        found: Cheat | None = None
+        if h.checked:
+            actions = [e for e in entries if e.kind in ev.ACTION_KINDS]
+            found, line = _replay(table, h, actions, results.get(h.number))
+            if line:
+                broken.append((h.number, line))
+        elif sum(o is not None for o in h.opened) == 1 and cheat is None:
+            found = _one_opener(table, h, entries)
+        if found is not None:
+            return found, broken
+    return None, broken
+
+
+def _equivocation(log: Log, names: Sequence[str], hand: int) -> Cheat | None:
+    """Two validly signed entries at one seq anywhere in the file, placed or not."""
+    for pair in log.equivocations:
+        e = pair[0]
+        h = getattr(e.body, "hand", None)
+        detail = f"two different entries signed by {names[e.author]} as seq {e.seq}"
+        return Cheat(e.author, e.id, e.seq, h if h is not None else hand, "equivocation", detail)
+    return None

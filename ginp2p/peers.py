@@ -1,0 +1,215 @@
+"""The pinned peers: trust on first use (DESIGN §6).
+
+After a successful pairing each side pins the other's Ed25519 key here; from then
+on the host's ZAP handler admits only pinned keys and the guest expects the pinned
+key of the host it connects to. The file is ``peers.json`` in the config dir, mode
+0600, replaced atomically (write, fsync, rename) under a lock, so a crash or two
+processes at once never leave half a file. A damaged file is reported, never
+silently replaced: losing the pins would quietly re-open the door to pairing.
+
+:func:`safety_number` lets two players check, by reading digits aloud, that each
+holds the other's real key (Signal's idea).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from .discovery import key_from_text, key_to_text
+from .log import config_dir, fingerprint
+
+__all__ = [
+    "PEERS_FILE",
+    "Peer",
+    "PeersError",
+    "all",
+    "forget",
+    "is_pinned",
+    "lookup",
+    "pin",
+    "safety_number",
+]
+
+PEERS_FILE = "peers.json"
+_FORMAT = 1
+
+Home = str | os.PathLike[str] | None
+
+
+class PeersError(Exception):
+    """``peers.json`` exists but cannot be read; it is left untouched."""
+
+
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """One pinned peer: the name it was paired under and its key."""
+
+    name: str
+    key: bytes
+    paired: datetime
+
+    @property
+    def fingerprint(self) -> str:
+        return fingerprint(self.key)
+
+
+# ------------------------------------------------------------------ the file
+
+
+def _path(home: Home) -> Path:
+    return config_dir(home) / PEERS_FILE
+
+
+def _read(path: Path) -> list[Peer]:
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    try:
+        doc = json.loads(raw)
+        if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
+            raise ValueError(f"unknown format (expected format {_FORMAT})")
+        return [
+            Peer(str(p["name"]), key_from_text(p["key"]), datetime.fromisoformat(p["paired"]))
+            for p in doc["peers"]
+        ]
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise PeersError(f"{path} is damaged ({exc}); fix or remove it") from exc
+
+
+def _write(path: Path, peers: list[Peer]) -> None:
+    doc = {
+        "format": _FORMAT,
+        "peers": [
+            {"name": p.name, "key": key_to_text(p.key), "paired": p.paired.isoformat()}
+            for p in peers
+        ],
+    }
+    data = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode()
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    if hasattr(os, "O_DIRECTORY"):
+        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+
+
+@contextlib.contextmanager
+def _locked(home: Home) -> Iterator[Path]:
+    """Serialise read-modify-write across processes (POSIX; elsewhere best effort)."""
+    path = _path(home)
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield path
+        return
+    fd = os.open(path.with_name(f".{PEERS_FILE}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield path
+    finally:
+        os.close(fd)
+
+
+# ------------------------------------------------------------------ the API
+
+
+def pin(key: bytes, name: str, *, home: Home = None, when: datetime | None = None) -> Peer:
+    """Pin ``key`` under ``name``. Pinning a known key again renames it and keeps
+    the date it was first paired."""
+    if len(key) != 32:
+        raise ValueError(f"a public key has 32 bytes, not {len(key)}")
+    name = name.strip() or fingerprint(key)
+    with _locked(home) as path:
+        peers = _read(path)
+        old = next((p for p in peers if p.key == key), None)
+        paired = old.paired if old else (when or datetime.now(UTC)).replace(microsecond=0)
+        peer = Peer(name, key, paired)
+        peers = [p for p in peers if p.key != key] + [peer]
+        _write(path, peers)
+    return peer
+
+
+def lookup(key: bytes, *, home: Home = None) -> Peer | None:
+    """The pinned peer with this key, if any."""
+    return next((p for p in _read(_path(home)) if p.key == key), None)
+
+
+def is_pinned(key: bytes, *, home: Home = None) -> bool:
+    """True if this key was paired before (the host's ZAP handler asks this)."""
+    return lookup(key, home=home) is not None
+
+
+def all(*, home: Home = None) -> list[Peer]:
+    """Every pinned peer, in the order they were first paired."""
+    return sorted(_read(_path(home)), key=lambda p: p.paired)
+
+
+def _squash(text: str) -> str:
+    return "".join(c for c in text.lower() if c.isalnum())
+
+
+def forget(name_or_fingerprint: str, *, home: Home = None) -> Peer:
+    """Unpin one peer, named exactly (any case) or by a fingerprint prefix (dashes
+    optional). LookupError if nothing or more than one peer matches."""
+    wanted = name_or_fingerprint.strip()
+    if not wanted:
+        raise LookupError("say which peer to forget: its name or the start of its fingerprint")
+    with _locked(home) as path:
+        peers = _read(path)
+        hits = [p for p in peers if p.name.casefold() == wanted.casefold()]
+        if not hits and (prefix := _squash(wanted)):
+            hits = [p for p in peers if _squash(p.fingerprint).startswith(prefix)]
+        if not hits:
+            raise LookupError(f"no pinned peer is called or has a fingerprint starting {wanted!r}")
+        if len(hits) > 1:
+            listed = ", ".join(f"{p.name} ({p.fingerprint})" for p in hits)
+            raise LookupError(f"{wanted!r} matches {len(hits)} peers: {listed}; be more precise")
+        _write(path, [p for p in peers if p is not hits[0]])
+    return hits[0]
+
+
+# ------------------------------------------------------------ safety number
+
+_SAFETY_VERSION = (0).to_bytes(2, "big")
+_SAFETY_ID = b"ginp2p"
+_SAFETY_ITERATIONS = 5200
+
+
+def _half(key: bytes) -> str:
+    """30 digits for one key: iterated SHA-512 (slow on purpose, as in Signal, so a
+    near-match cannot be ground out cheaply), six 5-byte chunks mod 100000."""
+    digest = hashlib.sha512(_SAFETY_VERSION + key + _SAFETY_ID).digest()
+    for _ in range(_SAFETY_ITERATIONS):
+        digest = hashlib.sha512(digest + key).digest()
+    return "".join(
+        f"{int.from_bytes(digest[i : i + 5], 'big') % 100000:05d}" for i in range(0, 30, 5)
+    )
+
+
+def safety_number(key_a: bytes, key_b: bytes) -> str:
+    """60 digits in 12 groups of 5, identical on both screens whatever the order
+    of the keys: the two players read them aloud to rule out a man in the middle."""
+    for k in (key_a, key_b):
+        if len(k) != 32:
+            raise ValueError(f"a public key has 32 bytes, not {len(k)}")
+    digits = "".join(sorted((_half(key_a), _half(key_b))))
+    return " ".join(digits[i : i + 5] for i in range(0, 60, 5))

@@ -1,0 +1,501 @@
+"""The audit (ginp2p.audit): verdicts, blame and the result of whole logs.
+
+Matches are real: two PeerProtocol peers over the in-memory fake link, short (a game
+target of 10, one to three hands). The honest match is played once per module.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import nacl.signing
+import pytest
+
+from ginp2p import events as ev
+from ginp2p import shuffle as sh
+from ginp2p.audit import Report, Verdict, _one_opener, audit, audit_records, worst
+from ginp2p.fakelink import FakeLink, Side, make_pair
+from ginp2p.log import GUEST, HOST, Entry, Log, LogFile, claim_body, sign_entry
+from ginp2p.protocol import PeerProtocol
+from ginp2p.rules import get_preset
+from ginp2p.table import Table
+
+RULES = get_preset("classic").with_(game_target=10)
+
+
+@dataclass
+class Played:
+    host: Side
+    guest: Side
+
+    @property
+    def records(self) -> list[bytes]:
+        return list(self.host.saved)
+
+    @property
+    def log(self) -> Log:
+        return self.host.proto.log
+
+    @property
+    def table(self) -> Table:
+        return self.host.proto.table
+
+    def linear(self) -> list[Entry]:
+        return list(self.log.linear().entries)
+
+    def key(self, who: int) -> nacl.signing.SigningKey:
+        return (self.host, self.guest)[who].proto.key
+
+
+def play(seed: int, **kw: Any) -> Played:
+    rng = random.Random(seed)
+    host, guest = make_pair(RULES, rng, **kw)
+    FakeLink(host, guest, rng).run()
+    return Played(host, guest)
+
+
+@pytest.fixture(scope="module")
+def honest() -> Played:
+    return play(1)
+
+
+@pytest.fixture(scope="module")
+def report(honest: Played) -> Report:
+    return audit_records(honest.records)
+
+
+def extend(records: list[bytes], key: nacl.signing.SigningKey, author: int, kind: str,
+           body: Any) -> Entry:  # fmt: skip
+    """Sign ``author``'s next entry on top of these records."""
+    log, _ = Log.from_records(records)
+    return log.append(key, author, kind, body)
+
+
+def flip(record: bytes) -> bytes:
+    """One bit of the signature flipped (the last byte of a wire entry)."""
+    return record[:-1] + bytes([record[-1] ^ 1])
+
+
+# ------------------------------------------------------------------------ clean
+
+
+def test_honest_match_is_clean_with_the_result(honest: Played, report: Report) -> None:
+    m = honest.table.match
+    assert m is not None and m.over and m.totals is not None
+    assert report.verdict is Verdict.CLEAN and report.exit_code == 0
+    assert report.cheat is None and report.owed == () and report.damage == ()
+    assert (report.scores, report.winner, report.end) == (m.totals, m.winner, "target")
+    assert report.names == ("Ann", "Bob") and report.preset == "classic"
+    assert report.entries == len(honest.log)
+    assert [h.hand for h in report.hands] == list(range(m.hand_no + 1))
+    assert all(h.verdict is Verdict.CLEAN for h in report.hands)
+    assert tuple(h.result for h in report.hands[1:]) == m.results
+    text = report.text()
+    assert "CLEAN" in text and f"{report.names[m.winner]} wins" in text
+    data = json.loads(json.dumps(report.to_json()))
+    assert data["verdict"] == "clean" and data["exit"] == 0 and data["winner"] == m.winner
+    assert len(data["hands"]) == len(report.hands) and data["hands"][1]["result"] is not None
+
+
+def test_every_proof_checked_gives_the_same_report(honest: Played, report: Report) -> None:
+    assert audit_records(honest.records, lazy_proofs=False) == report
+
+
+def test_order_repeats_and_wrappers_do_not_matter(honest: Played, report: Report) -> None:
+    records = honest.records + honest.guest.saved  # both peers' files, every entry twice
+    random.Random(7).shuffle(records)
+    rewrapped = []
+    for i, r in enumerate(records):
+        packed, sig = msgpack.unpackb(r)
+        if i % 3 == 0:
+            r = msgpack.packb([packed, sig], use_bin_type=False)  # str-typed
+        elif i % 3 == 1:
+            r = b"\xdc\x00\x02" + msgpack.packb(packed) + msgpack.packb(sig)  # array16
+        rewrapped.append(r)
+    assert rewrapped != records
+    assert audit_records(rewrapped) == report
+
+
+def test_verdicts_combine_with_a_cheat_first() -> None:
+    assert worst([Verdict.CLEAN, Verdict.INCOMPLETE]) is Verdict.INCOMPLETE
+    assert worst([Verdict.INCOMPLETE, Verdict.DAMAGED]) is Verdict.DAMAGED
+    assert worst([Verdict.DAMAGED, Verdict.CHEATED, Verdict.CLEAN]) is Verdict.CHEATED
+    assert worst([]) is Verdict.CLEAN
+    assert [v.exit_code for v in Verdict] == [0, 1, 2, 3]
+
+
+# ------------------------------------------------------------------------ damage
+
+
+def test_a_flipped_bit_is_damage_that_blames_nobody(honest: Played, report: Report) -> None:
+    records = honest.records
+    i = len(records) // 2
+    bad = honest.log.linear().entries[i]  # records are in arrival order; find its record
+    j = records.index(bad.wire)
+    records[j] = flip(records[j])
+    r = audit_records(records)
+    assert r.verdict is Verdict.DAMAGED and r.exit_code == 3 and r.cheat is None
+    assert any(f"record {j + 1}" in d and "bad signature" in d for d in r.damage)
+    assert any("lacks" in d for d in r.damage)  # the entries after it cannot be placed
+    assert r.owed == ()  # nobody is said to owe what the file lost
+    hand = getattr(bad.body, "hand", 0)
+    assert r.hands[-1].verdict is Verdict.DAMAGED and r.hands[-1].hand == hand
+    assert all(h.verdict is Verdict.CLEAN for h in r.hands[:-1])  # the rest is audited
+    assert r.winner is None
+
+
+def test_a_flipped_copy_leaves_the_rest_audited(honest: Played, report: Report) -> None:
+    records = honest.records + honest.guest.saved
+    records[5] = flip(records[5])
+    r = audit_records(records)
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    (line,) = r.damage
+    e = Entry.from_wire(honest.records[5])
+    assert line.startswith(f"record 6, {('host', 'guest')[e.author]} entry {e.seq} ({e.kind}")
+    assert line.endswith(": bad signature")
+    assert r.hands == report.hands and (r.scores, r.winner) == (report.scores, report.winner)
+
+
+def test_garbage_records_are_damage(honest: Played, report: Report) -> None:
+    r = audit_records([b"\x00garbage", *honest.records, b"\xc4\x01x"])
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    assert len(r.damage) == 2 and all("does not decode" in d for d in r.damage)
+    assert r.hands == report.hands and r.scores == report.scores
+
+
+def test_a_torn_file_is_damage_and_is_not_repaired(honest: Played, report: Report,
+                                                   tmp_path: Any) -> None:  # fmt: skip
+    path = tmp_path / "game.ginlog"
+    with LogFile.open(path) as f:
+        for r in honest.records:
+            f.append(r)
+    assert audit(path) == report
+    whole = path.read_bytes()
+    path.write_bytes(whole + ev.pack(honest.records[-1])[:40])  # a record cut mid-way
+    torn = path.read_bytes()
+    r = audit(path)
+    assert path.read_bytes() == torn  # nothing cut: the audit never repairs
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    assert len(r.damage) == 1 and "torn" in r.damage[0]
+    assert r.hands == report.hands and r.scores == report.scores
+    assert audit_records(honest.records, torn=True).verdict is Verdict.DAMAGED
+
+
+def test_the_audit_reads_a_file_another_process_holds(honest: Played, report: Report,
+                                                      tmp_path: Any) -> None:  # fmt: skip
+    path = tmp_path / "game.ginlog"
+    with LogFile.open(path) as f:
+        for r in honest.records:
+            f.append(r)
+        assert audit(path) == report  # the writer holds the exclusive lock
+
+
+def test_a_file_that_is_no_log_is_damage(tmp_path: Any) -> None:
+    path = tmp_path / "x.ginlog"
+    path.write_bytes(b"hello, world")
+    r = audit(path)
+    assert r.verdict is Verdict.DAMAGED and r.exit_code == 3 and r.entries == 0
+    assert "cannot be read" in r.damage[0]
+    path.write_bytes(LogFile.MAGIC + ev.pack([1]) + b"\xc4\x03ab" + b"\xff" * 10)
+    r = audit(path)
+    assert r.verdict is Verdict.DAMAGED
+
+
+def test_a_missing_middle_entry_is_damage(honest: Played) -> None:
+    order = honest.linear()
+    gone = order[len(order) // 3]
+    records = [r for r in honest.records if Entry.from_wire(r).id != gone.id]
+    r = audit_records(records)
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    who = r.names[gone.author]
+    assert f"the file lacks {who}'s entry {gone.seq}, which later entries name" in r.damage
+    assert r.owed == ()
+
+
+def test_entries_of_another_game_are_damage(honest: Played, report: Report) -> None:
+    rng = random.Random(99)
+    h2, g2 = make_pair(RULES, rng)
+    link = FakeLink(h2, g2, rng)
+    link.start()
+    for _ in range(8):
+        link.step()
+    other = h2.saved
+    assert len(other) >= 4
+    # the other game's hellos come first: the game most entries belong to still wins
+    r = audit_records(other + honest.records + other)
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    assert any("another game" in d for d in r.damage)
+    assert r.hands == report.hands and (r.scores, r.winner) == (report.scores, report.winner)
+
+
+# ------------------------------------------------------------------------ incomplete
+
+
+def _prefix(honest: Played, stop: Any) -> list[bytes]:
+    """The wire records of the linear order up to (not including) the first entry
+    for which ``stop`` is true."""
+    out = []
+    for e in honest.linear():
+        if stop(e):
+            break
+        out.append(e.wire)
+    return out
+
+
+def test_a_log_cut_before_an_opening_names_who_owes_it(honest: Played) -> None:
+    opens = [e for e in honest.linear() if e.kind == "open"]
+    second = opens[1]  # hand 1's second opening
+    hand = second.body.hand
+    r = audit_records(_prefix(honest, lambda e: e.id == second.id))
+    assert r.verdict is Verdict.INCOMPLETE and r.exit_code == 2
+    assert r.cheat is None and r.damage == ()
+    who = r.names[second.author]
+    assert r.owed == (f"{who} never opened their seeds for hand {hand}",)
+    assert r.hands[hand].verdict is Verdict.INCOMPLETE and r.hands[hand].owed == r.owed
+    assert all(h.verdict is Verdict.CLEAN for h in r.hands[:hand])
+    assert r.winner is None and r.end is None
+
+
+def test_a_log_cut_in_play_names_the_player_to_move(honest: Played) -> None:
+    moves = [e for e in honest.linear() if e.kind in ("discard", "draw_stock")]
+    cut = moves[3]
+    r = audit_records(_prefix(honest, lambda e: e.id == cut.id))
+    assert r.verdict is Verdict.INCOMPLETE
+    assert r.owed == (f"{r.names[cut.author]} never made their move: a move in hand 1",)
+
+
+def test_a_log_cut_in_the_setup(honest: Played) -> None:
+    r = audit_records(honest.records[:1])
+    assert r.verdict is Verdict.INCOMPLETE and r.owed == ("the guest never sent their hello",)
+    assert [h.hand for h in r.hands] == [0] and r.scores is None
+    assert audit_records([]).verdict is Verdict.INCOMPLETE
+
+
+def test_a_standing_claim_forfeits_the_match(honest: Played) -> None:
+    moves = [e for e in honest.linear() if e.kind == "discard"]
+    cut = moves[2]
+    records = _prefix(honest, lambda e: e.id == cut.id)
+    log, _ = Log.from_records(records)
+    table = Table()
+    table.update(log.linear())
+    (owed,) = table.owed()
+    claimant = 1 - owed.author
+    claim = log.append(honest.key(claimant), claimant, "claim", claim_body(log, claimant, owed))
+    r = audit_records([*records, claim.wire])
+    assert r.verdict is Verdict.INCOMPLETE and r.cheat is None
+    (line,) = r.owed
+    assert line.startswith(f"{r.names[claimant]} claimed that {r.names[owed.author]} owed")
+    assert line.endswith(f"{r.names[owed.author]} forfeits the match")
+    assert (r.winner, r.end) == (claimant, "claim")
+
+
+# ------------------------------------------------------------------------ cheats
+
+
+class CheckpointCheater(PeerProtocol):
+    """Adds five points to its own score in its checkpoints."""
+
+    def _make_checkpoint(self, h: Any, game: bytes) -> Any:
+        kind, body, before = super()._make_checkpoint(h, game)
+        scores = list(body.scores)
+        scores[self.me] += 5
+        body = ev.make("checkpoint", h.number, body.last_host, body.last_guest, scores)
+        return kind, body, before
+
+
+class PermCheater(PeerProtocol):
+    """Shuffles with a permutation of its choice, not its committed perm_seed: every
+    proof passes on receipt; only the recompute at the openings can see it."""
+
+    def _fake(self, h: Any) -> sh.HandSecrets:
+        return sh.HandSecrets(bytes(32), self._seeds[h.number].key_seed)
+
+    def _make_shuffle(self, h: Any, game: bytes) -> Any:
+        d_in = h.deck(0 if self.me == h.first else 1)
+        msg = sh.shuffle_step(self._fake(h), h.ctx(game, self.me), d_in, self.table.k)
+        body = ev.make("shuffle", h.number, msg.d_out, b"".join(msg.sum_proof), msg.deck_hash)
+        return "shuffle", body, []
+
+    def _make_answers(self, h: Any, game: bytes) -> Any:
+        real = self._seeds[h.number]
+        self._seeds[h.number] = self._fake(h)
+        try:
+            return super()._make_answers(h, game)
+        finally:
+            self._seeds[h.number] = real
+
+
+class ProofCheater(PeerProtocol):
+    """Shuffles honestly but commits to the wrong cut-and-choose decks (C), and opens
+    its seeds even after it is caught: the recompute alone finds nothing wrong."""
+
+    def _make_shuffle(self, h: Any, game: bytes) -> Any:
+        kind, body, before = super()._make_shuffle(h, game)
+        return kind, body._replace(deck_hash=bytes(64)), before
+
+    def _after_cheat(self) -> Any:
+        h = self.table.hand
+        if h is None or h.commits[self.me] is None or h.opened[self.me] is not None:
+            return None
+        return self._make_open(h, self.table.game or b"")
+
+
+@pytest.fixture(scope="module")
+def checkpoint_cheat() -> Played:
+    return play(3, guest_cls=CheckpointCheater)
+
+
+def test_a_false_checkpoint_is_a_cheat(checkpoint_cheat: Played) -> None:
+    played = checkpoint_cheat
+    r = audit_records(played.records)
+    assert r.verdict is Verdict.CHEATED and r.exit_code == 1
+    c = r.cheat
+    assert c is not None and c.author == GUEST and c.rule == "bad-checkpoint" and c.hand == 1
+    entry = played.log.get(c.entry)
+    assert entry is not None and entry.kind == "checkpoint" and entry.author == GUEST
+    assert c.seq == entry.seq
+    assert r.hands[1].verdict is Verdict.CHEATED and r.hands[1].cheat == c
+    m = played.table.match
+    assert m is not None and (r.winner, r.scores) == (m.winner, m.totals)
+    assert "Bob cheated (hand 1, guest entry" in r.text()
+    assert r.to_json()["cheat"]["rule"] == "bad-checkpoint"
+    assert audit_records(played.guest.saved).cheat == c  # the cheater's own file says so too
+    assert audit_records(played.records, lazy_proofs=False) == r
+
+
+def test_a_cheat_wins_over_damage(checkpoint_cheat: Played, honest: Played) -> None:
+    records = [b"junk", *checkpoint_cheat.records, *honest.records[:5]]
+    records[3] = flip(records[3])  # a bad copy; the intact one follows
+    records.append(checkpoint_cheat.records[2])
+    r = audit_records(records, torn=True)
+    assert r.verdict is Verdict.CHEATED and r.exit_code == 1
+    assert r.cheat == audit_records(checkpoint_cheat.records).cheat
+    assert any("does not decode" in d for d in r.damage)
+    assert any("another game" in d for d in r.damage)
+    assert any("torn" in d for d in r.damage)
+
+
+@pytest.mark.parametrize("cheater", [HOST, GUEST])
+def test_a_shuffle_that_is_not_from_the_seeds_is_a_cheat(cheater: int) -> None:
+    kw = {"host_cls": PermCheater} if cheater == HOST else {"guest_cls": PermCheater}
+    played = play(5, **kw)
+    r = audit_records(played.records)
+    assert r.verdict is Verdict.CHEATED
+    c = r.cheat
+    assert c is not None and c.author == cheater and c.rule == "not-from-seeds:shuffle"
+    entry = played.log.get(c.entry)
+    assert entry is not None and entry.kind == "shuffle" and entry.author == cheater
+    assert (r.winner, r.end) == (1 - cheater, "cheat")
+    honest_side = (played.host, played.guest)[1 - cheater]
+    assert honest_side.proto.table.cheat == c  # the honest peer blamed the same entry
+    assert audit_records(played.records, lazy_proofs=False) == r
+
+
+def test_a_failed_proof_is_found_whatever_the_recompute_says() -> None:
+    played = play(6, host_cls=ProofCheater)
+    opens = {e.author for e in played.log.entries() if e.kind == "open"}
+    assert opens == {HOST, GUEST}  # both opened: the fast path would see a clean recompute
+    r = audit_records(played.records)
+    c = r.cheat
+    assert c is not None and (c.author, c.rule, c.hand) == (HOST, "bad-shuffle-proof", 1)
+    assert audit_records(played.records, lazy_proofs=False) == r
+    assert (r.winner, r.end) == (GUEST, "cheat")
+
+
+def test_equivocation_is_a_cheat(honest: Played) -> None:
+    order = honest.linear()
+    target = next(e for e in order[40:] if e.author == HOST)
+    other = sign_entry(
+        honest.key(HOST), target.fields._replace(kind="chat", body=ev.make("chat", "hi"))
+    )
+    for records in ([*honest.records, other.wire], [other.wire, *honest.records]):
+        r = audit_records(records)
+        assert r.verdict is Verdict.CHEATED and r.cheat is not None
+        assert (r.cheat.author, r.cheat.seq, r.cheat.rule) == (HOST, target.seq, "equivocation")
+        assert r.cheat.entry in (target.id, other.id)
+
+
+def test_equivocation_beyond_a_gap_is_still_a_cheat(honest: Played) -> None:
+    order = honest.linear()
+    gone = next(e for e in order[20:] if e.author == GUEST)
+    target = next(e for e in order[60:] if e.author == GUEST)
+    other = sign_entry(
+        honest.key(GUEST), target.fields._replace(kind="chat", body=ev.make("chat", "hi"))
+    )
+    records = [r for r in honest.records if Entry.from_wire(r).id != gone.id] + [other.wire]
+    r = audit_records(records)
+    assert r.verdict is Verdict.CHEATED and r.cheat is not None
+    assert (r.cheat.author, r.cheat.seq, r.cheat.rule) == (GUEST, target.seq, "equivocation")
+    assert any("lacks" in d for d in r.damage)
+
+
+def test_a_broken_chain_is_the_authors(honest: Played) -> None:
+    last = honest.log.linear().head(HOST)
+    assert last is not None
+    fields = honest.log.next_fields(HOST, "chat", ev.make("chat", "hi"))
+    bad = sign_entry(honest.key(HOST), fields._replace(prev=bytes(range(32))))
+    r = audit_records([*honest.records, bad.wire])
+    assert r.verdict is Verdict.CHEATED and r.cheat is not None
+    assert (r.cheat.author, r.cheat.rule, r.cheat.entry) == (HOST, "broken-chain", bad.id)
+
+
+def test_an_ack_of_an_entry_not_in_the_file_blames_nobody(honest: Played) -> None:
+    # the host discards; the guest acks that seq with an id the file does not hold:
+    # either the guest acked nothing real, or the host equivocated and the file lost
+    # the other entry. Nobody can tell which, so nobody is blamed.
+    cut = [e for e in honest.linear() if e.kind == "discard" and e.author == HOST][1]
+    records = _prefix(honest, lambda e: False)
+    records = records[: [Entry.from_wire(r).id for r in records].index(cut.id) + 1]
+    log, _ = Log.from_records(records)
+    fields = log.next_fields(GUEST, "chat", ev.make("chat", "hi"))
+    assert fields.ack_seq == cut.seq
+    bad = sign_entry(honest.key(GUEST), fields._replace(ack_id=bytes(range(32))))
+    r = audit_records([*records, bad.wire])
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    assert any(f"acks Ann's entry {cut.seq}" in d and "not in the file" in d for d in r.damage)
+    # the host's dispute of it cannot be settled from the file either: not a false dispute
+    body = ev.make("dispute", bad.id, "bad-ack", "I never wrote that", [])
+    dispute = extend([*records, bad.wire], honest.key(HOST), HOST, "dispute", body)
+    r = audit_records([*records, bad.wire, dispute.wire])
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None and r.winner is None
+    assert any("cannot settle the dispute" in d for d in r.damage)
+
+
+def test_a_dispute_of_an_entry_that_checks_out_is_a_cheat(honest: Played) -> None:
+    accused = next(e for e in honest.linear() if e.kind == "shuffle" and e.author == HOST)
+    body = ev.make("dispute", accused.id, "bad-shuffle-proof", "it is not", [])
+    dispute = extend(honest.records, honest.key(GUEST), GUEST, "dispute", body)
+    r = audit_records([*honest.records, dispute.wire])
+    assert r.verdict is Verdict.CHEATED and r.cheat is not None
+    assert (r.cheat.author, r.cheat.rule, r.cheat.entry) == (GUEST, "false-dispute", dispute.id)
+
+
+# ------------------------------------------------------------------------ one opener
+
+
+def test_only_one_opening_checks_the_others_keys(honest: Played) -> None:
+    opens = [e for e in honest.linear() if e.kind == "open"]
+    second = opens[1]
+    records = _prefix(honest, lambda e: e.id == second.id)
+    r = audit_records(records)
+    assert r.verdict is Verdict.INCOMPLETE and r.cheat is None  # the opener checks out
+    log, _ = Log.from_records(records)
+    table = Table()
+    table.update(log.linear())
+    h = table.hand
+    assert h is not None and h.opened[1 - second.author] is not None and not h.checked
+    entries = list(log.linear().entries)
+    assert _one_opener(table, h, entries) is None
+    # a key of the non-opener that unmasks to no card is the non-opener's
+    y = second.author
+    pos = min(h.keys[y])
+    h.keys[y] = {**h.keys[y], pos: sh.scalar(bytes(32), "card", pos)}
+    cheat = _one_opener(table, h, entries)
+    assert cheat is not None and (cheat.author, cheat.rule) == (y, "not-a-card")
+    published = log.get(cheat.entry)
+    assert published is not None and published.author == y
+    assert f"position {pos} does not unmask to a card" in cheat.detail

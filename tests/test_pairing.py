@@ -1,0 +1,455 @@
+"""Pairing (SPAKE2 + confirm MACs), the attempt gate, pinned peers, safety numbers.
+
+Every test uses temporary config dirs, never the user's real keys.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgpack
+import nacl.bindings
+import nacl.signing
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ginp2p import peers
+from ginp2p.discovery import key_to_text
+from ginp2p.log import Identity, fingerprint, load_or_create_identity
+from ginp2p.pairing import (
+    WORDS,
+    GuestPairing,
+    HostPairing,
+    PairingError,
+    PairingGate,
+    PairingRefused,
+    canonical_code,
+    codes_equal,
+    new_code,
+)
+
+CODE = "7-tulip-anchor"
+
+
+@pytest.fixture(autouse=True)
+def _no_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Anything that forgets ``home=`` still lands in a temporary dir."""
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "default-home"))
+
+
+@dataclass
+class Player:
+    home: Path
+    me: Identity
+
+    @property
+    def key(self) -> bytes:
+        return self.me.public_key
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Player:
+    return Player(tmp_path / "host", load_or_create_identity(tmp_path / "host"))
+
+
+@pytest.fixture
+def guest(tmp_path: Path) -> Player:
+    return Player(tmp_path / "guest", load_or_create_identity(tmp_path / "guest"))
+
+
+def run(host: Player, guest: Player, host_code: str, guest_code: str) -> tuple[str | None, ...]:
+    """What the session runner does: relay the three messages, pin on success."""
+    hp = HostPairing(host_code, host.key, curve_key=guest.me.curve_public_key)
+    gp = GuestPairing(guest_code, guest.key, host_key=host.key, curve_key=host.me.curve_public_key)
+    errors: list[str | None] = [None, None]
+    try:
+        m2 = hp.receive(gp.start())
+        assert m2 is not None
+        try:
+            m3 = gp.receive(m2)
+        except PairingError as exc:
+            errors[1] = str(exc)
+            m3 = exc.reply
+        assert m3 is not None
+        assert hp.receive(m3) is None
+    except PairingError as exc:
+        errors[0] = str(exc)
+    if hp.done:
+        peers.pin(hp.peer_key, "Guest", home=host.home)
+    if gp.done:
+        peers.pin(gp.peer_key, "Host", home=guest.home)
+    assert errors[0] == hp.error and errors[1] == gp.error
+    return tuple(errors)
+
+
+# ----------------------------------------------------------------- the protocol
+
+
+def test_right_code_both_get_each_others_key_and_pin(host: Player, guest: Player) -> None:
+    assert run(host, guest, CODE, " 7 Tulip  ANCHOR ") == (None, None)
+    assert peers.is_pinned(guest.key, home=host.home)
+    assert peers.is_pinned(host.key, home=guest.home)
+    assert not peers.is_pinned(host.key, home=host.home)
+    [g] = peers.all(home=host.home)
+    assert (g.name, g.key, g.fingerprint) == ("Guest", guest.key, fingerprint(guest.key))
+    mode = stat.S_IMODE((host.home / peers.PEERS_FILE).stat().st_mode)
+    assert mode == 0o600
+
+
+@pytest.mark.parametrize("typed", ["7-tulip-acorn", "8-tulip-anchor", "7-anchor-tulip"])
+def test_wrong_code_fails_on_both_sides_and_pins_nothing(
+    host: Player, guest: Player, typed: str
+) -> None:
+    host_error, guest_error = run(host, guest, CODE, typed)
+    assert host_error is not None and host_error.startswith("wrong pairing code")
+    assert guest_error is not None and guest_error.startswith("wrong pairing code")
+    assert peers.all(home=host.home) == [] and peers.all(home=guest.home) == []
+
+
+def keys() -> tuple[bytes, nacl.signing.SigningKey]:
+    sk = nacl.signing.SigningKey.generate()
+    return bytes(sk.verify_key), sk
+
+
+def curve(key: bytes) -> bytes:
+    return nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(key)
+
+
+def test_man_in_the_middle_swapping_keys_fails() -> None:
+    """Mallory relays the PAKE untouched (she cannot do better without the code)
+    but puts her own key where the host or the guest would see the other's."""
+    host_key, guest_key, m_key = keys()[0], keys()[0], keys()[0]
+    for swap_guest, swap_host in [(True, False), (False, True), (True, True)]:
+        hp = HostPairing(CODE, host_key)
+        gp = GuestPairing(CODE, guest_key)
+        v, gk, pake_b = msgpack.unpackb(gp.start())
+        m2 = hp.receive(msgpack.packb([v, m_key if swap_guest else gk, pake_b]))
+        hk, pake_a, mac = msgpack.unpackb(m2)
+        with pytest.raises(PairingError, match="wrong pairing code") as err:
+            gp.receive(msgpack.packb([m_key if swap_host else hk, pake_a, mac]))
+        with pytest.raises(PairingError, match="wrong pairing code"):
+            hp.receive(err.value.reply)
+        assert hp.peer_key is None and gp.peer_key is None
+
+
+def test_man_in_the_middle_running_her_own_pake_needs_the_code() -> None:
+    """Two separate pairings through Mallory, with a guessed code: both honest sides fail."""
+    host_key, guest_key, m_key = keys()[0], keys()[0], keys()[0]
+    hp, gp = HostPairing(CODE, host_key), GuestPairing(CODE, guest_key)
+    to_host = GuestPairing("9-tulip-anchor", m_key)
+    m_host = HostPairing("9-tulip-anchor", m_key)
+    m2_for_guest = m_host.receive(gp.start())
+    with pytest.raises(PairingError, match="wrong pairing code"):
+        gp.receive(m2_for_guest)
+    with pytest.raises(PairingError, match="wrong pairing code") as err:
+        to_host.receive(hp.receive(to_host.start()))
+    with pytest.raises(PairingError, match="wrong pairing code"):
+        hp.receive(err.value.reply)
+
+
+def test_keys_must_match_the_authenticated_connection(host: Player, guest: Player) -> None:
+    """Mallory relays a guest's request over her own CURVE connection: refused."""
+    _, m_sk = keys()
+    m_curve = curve(bytes(m_sk.verify_key))
+    hp = HostPairing(CODE, host.key, curve_key=m_curve)
+    with pytest.raises(PairingError, match="connection authenticated"):
+        hp.receive(GuestPairing(CODE, guest.key).start())
+    assert hp.failed
+    gp = GuestPairing(CODE, guest.key, curve_key=m_curve)
+    m2 = HostPairing(CODE, host.key).receive(gp.start())
+    with pytest.raises(PairingError, match="connection authenticated"):
+        gp.receive(m2)
+    gp = GuestPairing(CODE, guest.key, host_key=keys()[0])
+    m2 = HostPairing(CODE, host.key).receive(gp.start())
+    with pytest.raises(PairingError, match="not the one this guest connected to"):
+        gp.receive(m2)
+
+
+def test_other_version_and_self_pairing_are_clear(host: Player) -> None:
+    _, gk, pake_b = msgpack.unpackb(GuestPairing(CODE, keys()[0]).start())
+    with pytest.raises(PairingError, match="pairing version 2; this is version 1"):
+        HostPairing(CODE, host.key).receive(msgpack.packb([2, gk, pake_b]))
+    with pytest.raises(PairingError, match="same key"):
+        HostPairing(CODE, host.key).receive(GuestPairing(CODE, host.key).start())
+
+
+def test_a_finished_pairing_cannot_be_reused(host: Player, guest: Player) -> None:
+    hp, gp = HostPairing(CODE, host.key), GuestPairing(CODE, guest.key)
+    m1 = gp.start()
+    assert hp.receive(gp.receive(hp.receive(m1))) is None
+    with pytest.raises(PairingError, match="already done"):
+        hp.receive(m1)
+    with pytest.raises(PairingError, match="already done"):
+        gp.start()
+
+
+# ------------------------------------------------------------- malformed input
+
+HOST_KEY = keys()[0]
+GUEST_KEY = keys()[0]
+_b33 = st.one_of(
+    st.binary(min_size=33, max_size=33), st.binary(min_size=32, max_size=32).map(b"B".__add__)
+)
+_field = st.one_of(
+    st.binary(max_size=40),
+    st.binary(min_size=32, max_size=32),
+    _b33,
+    st.integers(-(2**63), 2**64 - 1),
+    st.text(max_size=5),
+    st.none(),
+    st.booleans(),
+    st.floats(allow_nan=False),
+)
+_structured = st.lists(_field, max_size=4).map(msgpack.packb)
+_b32 = st.one_of(st.binary(min_size=32, max_size=32), st.just(GUEST_KEY), st.just(HOST_KEY))
+_shaped = st.one_of(  # the right shapes, so the SPAKE2 and MAC paths see hostile values
+    st.tuples(st.integers(0, 2), _b32, _b33),
+    st.tuples(_b32, _b33, _b32),
+    st.tuples(_b32),
+).map(lambda t: msgpack.packb(list(t)))
+_peer_bytes = st.one_of(st.binary(max_size=600), _structured, _shaped)
+
+
+def _only_pairing_errors(side: HostPairing | GuestPairing, data: bytes) -> None:
+    try:
+        out = side.receive(data)
+    except PairingError:
+        assert side.failed and side.error
+        assert side.peer_key is None
+    else:  # random but well-formed PAKE points can get a reply; never a verified key
+        assert out is None or isinstance(out, bytes)
+        assert side.peer_key is None
+
+
+_fast = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@_fast
+@given(_peer_bytes)
+def test_host_first_message_garbage_raises_only_pairing_error(data: bytes) -> None:
+    _only_pairing_errors(HostPairing(CODE, HOST_KEY), data)
+
+
+@_fast
+@given(_peer_bytes)
+def test_host_confirmation_garbage_raises_only_pairing_error(data: bytes) -> None:
+    hp = HostPairing(CODE, HOST_KEY)
+    hp.receive(GuestPairing(CODE, GUEST_KEY).start())
+    _only_pairing_errors(hp, data)
+
+
+@_fast
+@given(_peer_bytes)
+def test_guest_answer_garbage_raises_only_pairing_error(data: bytes) -> None:
+    gp = GuestPairing(CODE, GUEST_KEY)
+    gp.start()
+    _only_pairing_errors(gp, data)
+
+
+@pytest.mark.parametrize("junk", [None, "text", 17, [1, 2], bytearray(b"\x93")])
+def test_non_bytes_from_the_peer_is_a_pairing_error(junk: object) -> None:
+    with pytest.raises(PairingError, match="malformed"):
+        HostPairing(CODE, HOST_KEY).receive(junk)  # type: ignore[arg-type]
+
+
+def test_bad_pake_point_is_a_pairing_error() -> None:
+    bad = msgpack.packb([1, GUEST_KEY, b"B" + b"\xff" * 32])
+    with pytest.raises(PairingError, match="bad PAKE message"):
+        HostPairing(CODE, HOST_KEY).receive(bad)
+    reflected = msgpack.packb([1, GUEST_KEY, b"A" + bytes(32)])
+    with pytest.raises(PairingError, match="bad PAKE message"):
+        HostPairing(CODE, HOST_KEY).receive(reflected)
+
+
+# --------------------------------------------------------------------- the gate
+
+
+def _attempt(gate: PairingGate, code: str) -> str | None:
+    """One guest trying ``code`` against the gate; the error text, or None on success."""
+    try:
+        hp = gate.begin()
+        gp = GuestPairing(code, keys()[0])
+        m2 = hp.receive(gp.start())
+        try:
+            m3 = gp.receive(m2)
+        except PairingError as exc:
+            m3 = exc.reply
+        hp.receive(m3)
+    except PairingError as exc:
+        return str(exc)
+    return None
+
+
+def test_gate_refuses_after_three_failures_until_a_new_code() -> None:
+    gate = PairingGate(HOST_KEY, code=CODE)
+    for n in range(3):
+        assert gate.attempts_left == 3 - n
+        assert _attempt(gate, "9-cat-owl").startswith("wrong pairing code")
+    assert gate.failures == 3 and gate.attempts_left == 0
+    assert "3 failed pairing attempts" in gate.refused
+    with pytest.raises(PairingRefused, match="make a new code"):
+        gate.begin()
+    assert _attempt(gate, CODE) is not None  # even the right code now
+    gate.new_code(CODE)
+    assert gate.refused is None and _attempt(gate, CODE) is None
+    assert gate.paired_key is not None
+
+
+def test_gate_counts_walking_away_and_spends_the_code_on_success() -> None:
+    gate = PairingGate(HOST_KEY, limit=2)
+    # A guest that reads the host's answer (testing one guess) and leaves still costs one.
+    gate.begin().receive(GuestPairing("9-cat-owl", GUEST_KEY).start())
+    assert gate.attempts_left == 1 and gate.failures == 0
+    # A malformed request costs nothing: it tested no guess.
+    with pytest.raises(PairingError):
+        gate.begin().receive(b"\x00")
+    assert gate.attempts_left == 1
+    assert _attempt(gate, gate.code) is None
+    assert "already used" in gate.refused
+    with pytest.raises(PairingRefused, match="already used"):
+        gate.begin()
+
+
+def test_gate_second_success_on_a_spent_code_fails() -> None:
+    gate = PairingGate(HOST_KEY, code=CODE)
+    first, second = gate.begin(), gate.begin()
+    g1_key = keys()[0]
+    g1, g2 = GuestPairing(CODE, g1_key), GuestPairing(CODE, keys()[0])
+    a1, a2 = first.receive(g1.start()), second.receive(g2.start())
+    assert first.receive(g1.receive(a1)) is None
+    with pytest.raises(PairingError, match="already used"):
+        second.receive(g2.receive(a2))
+    assert gate.paired_key == first.peer_key == g1_key
+    assert second.peer_key is None and second.failed
+
+
+def test_gate_new_code_voids_attempts_in_flight() -> None:
+    gate = PairingGate(HOST_KEY, code=CODE)
+    hp, gp = gate.begin(), GuestPairing(CODE, GUEST_KEY)
+    m2 = hp.receive(gp.start())
+    gate.new_code()
+    with pytest.raises(PairingError, match="code changed"):
+        hp.receive(gp.receive(m2))
+    assert gate.failures == 0 and gate.attempts_left == 3
+
+
+# ------------------------------------------------------------------------ codes
+
+
+def test_new_code_shape_and_determinism() -> None:
+    stream = iter([200, 255, 0, 0, 255])  # 200 and 255 are rejected: no bias
+    code = new_code(lambda n: bytes(next(stream) for _ in range(n)))
+    assert code == f"2-{WORDS[0]}-{WORDS[255]}"
+    seen = {new_code() for _ in range(200)}
+    assert len(seen) > 190
+    for c in seen:
+        n, w1, w2 = c.split("-")
+        assert 2 <= int(n) <= 99 and w1 in WORDS and w2 in WORDS
+        assert canonical_code(c) == c.replace("-", "")
+
+
+def test_word_list_is_easy_and_unambiguous() -> None:
+    assert len(WORDS) == 256 and len(set(WORDS)) == 256
+    assert all(w.isascii() and w.isalpha() and w.islower() and 3 <= len(w) <= 8 for w in WORDS)
+    assert not [(a, b) for a in WORDS for b in WORDS if a != b and b.startswith(a)]
+    assert len({a + b for a in WORDS for b in WORDS}) == 256 * 256
+
+
+def test_codes_compare_case_and_separator_insensitively() -> None:
+    assert codes_equal("7-tulip-anchor", "7 Tulip Anchor")
+    assert codes_equal("7-tulip-anchor", "7tulipanchor")
+    assert codes_equal("7_TULIP.anchor", " 7 - tulip - anchor ")
+    assert not codes_equal("7-tulip-anchor", "7-anchor-tulip")
+    assert not codes_equal("7-tulip-anchor", "nonsense")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        ("", "not a pairing code"),
+        ("tulip-anchor", "not a pairing code"),
+        ("1-tulip-anchor", "2 to 99"),
+        ("100-tulip-anchor", "2 to 99"),
+        ("07-tulip-anchor", "2 to 99"),
+        ("7-tulp-anchor", "unknown word 'tulp'"),
+        ("7-tulip", "not a pairing code"),
+        ("7-tulip-anchor-cat", "not a pairing code"),
+        ("7-tülip-anchor", "not a pairing code"),
+    ],
+)
+def test_typos_are_caught_before_anything_is_sent(text: str, why: str) -> None:
+    with pytest.raises(ValueError, match=why):
+        canonical_code(text)
+    with pytest.raises(ValueError):
+        GuestPairing(text, GUEST_KEY)
+
+
+# ------------------------------------------------------------------------ peers
+
+
+def test_peers_pin_rename_forget(tmp_path: Path) -> None:
+    a, b, c = keys()[0], keys()[0], keys()[0]
+    first = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
+    peers.pin(a, "Alice", home=tmp_path, when=first)
+    peers.pin(b, "Bob", home=tmp_path)
+    peers.pin(c, "bob", home=tmp_path)
+    again = peers.pin(a, "Alice B.", home=tmp_path)
+    assert again.paired == first  # the first pairing date is kept
+    assert [p.name for p in peers.all(home=tmp_path)] == ["Alice B.", "Bob", "bob"]
+    with pytest.raises(LookupError, match="matches 2 peers"):
+        peers.forget("BOB", home=tmp_path)
+    fp = fingerprint(c)
+    assert peers.forget(fp[:9].upper(), home=tmp_path).key == c
+    assert peers.forget("bob", home=tmp_path).key == b
+    with pytest.raises(LookupError, match="no pinned peer"):
+        peers.forget("Carol", home=tmp_path)
+    assert peers.is_pinned(a, home=tmp_path) and not peers.is_pinned(b, home=tmp_path)
+    doc = json.loads((tmp_path / "peers.json").read_text())
+    assert doc["peers"][0]["key"] == key_to_text(a)
+
+
+def test_peers_default_home_is_ginp2p_home(tmp_path: Path) -> None:
+    peers.pin(HOST_KEY, "H")
+    assert (tmp_path / "default-home" / "peers.json").exists()
+    assert peers.is_pinned(HOST_KEY)
+
+
+def test_damaged_peers_file_is_reported_not_replaced(tmp_path: Path) -> None:
+    path = tmp_path / "peers.json"
+    path.write_text("{not json")
+    with pytest.raises(peers.PeersError, match="damaged"):
+        peers.is_pinned(HOST_KEY, home=tmp_path)
+    with pytest.raises(peers.PeersError):
+        peers.pin(HOST_KEY, "x", home=tmp_path)
+    assert path.read_text() == "{not json"
+
+
+# --------------------------------------------------------------- safety number
+
+
+def test_safety_number_is_symmetric_60_digits_and_key_specific() -> None:
+    a, b, c = keys()[0], keys()[0], keys()[0]
+    n = peers.safety_number(a, b)
+    assert n == peers.safety_number(b, a)
+    groups = n.split(" ")
+    assert len(groups) == 12 and all(len(g) == 5 and g.isdigit() for g in groups)
+    assert n != peers.safety_number(a, c) and n != peers.safety_number(c, b)
+    # each key owns one 30-digit half, the same in every pair it is part of
+    halves_ab = {n.replace(" ", "")[:30], n.replace(" ", "")[30:]}
+    m = peers.safety_number(a, c).replace(" ", "")
+    assert halves_ab & {m[:30], m[30:]}
+
+
+def test_safety_number_is_stable() -> None:
+    """A known answer, so the number never silently changes between versions."""
+    n = peers.safety_number(bytes(range(32)), bytes(range(1, 33)))
+    assert n == peers.safety_number(bytes(range(1, 33)), bytes(range(32)))
+    assert n == KNOWN_SAFETY_NUMBER
+
+
+KNOWN_SAFETY_NUMBER = "45488 98455 81653 57962 26055 60268 56934 35433 18293 99416 00393 63143"
