@@ -318,6 +318,9 @@ class Table:
     a failed or missing opening): the caller must fold such a hand again without it.
     The one gap: the cut-and-choose hash C is not recomputed (k decks per shuffle);
     a C that disagrees with honest answers is only caught by the full check.
+
+    The viewer's own shuffle, answers and locks are never proof-checked: its own code
+    made them from its own seeds (in a two-peer set-up that was a third of the work).
     """
 
     def __init__(
@@ -626,20 +629,42 @@ class Table:
         if exc is not None:
             raise _Broken(exc.reason, str(exc))
 
-    def _on_shuffle(self, e: Entry) -> None:
-        h, s = self._hand_of(e), self._s
-        a = e.author
-        commit = h.commits[a]
+    def _unproven(self, h: HandFold, author: int) -> bool:
+        """Whether ``author``'s proofs in this hand go unchecked (see the class doc)."""
+        return author == self.viewer or h.number in self.lazy_proofs
+
+    def _proof(self, h: HandFold, kind: str, a: int, msg: Any) -> Callable[[], None]:
+        """The check of player ``a``'s ``msg``: its shuffle (a ShuffleMsg), the answers
+        to its shuffle proof (Answers) or its lock (LockMsg)."""
+        s = self._s
+        commit, shuffled = h.commits[a], h.shuffles[a]
         assert commit is not None and s.game is not None
+        ctx = h.ctx(s.game, a)
+        if kind == "shuffle":
+            d_in = h.deck(0 if a == h.first else 1)
+            return lambda: sh.check_shuffle(commit.P, ctx, d_in, msg)
+        if kind == "answers":
+            d_in = h.deck(0 if a == h.first else 1)
+            bits = h.challenges[1 - a]
+            assert shuffled is not None and bits is not None
+            return lambda: sh.check_answers(ctx, d_in, shuffled, bits, msg, s.k, self.executor)
+        assert kind == "lock"
+        d_in = h.deck(2 if a == h.first else 3)
+        return lambda: sh.verify_lock(commit.P, ctx, d_in, msg, self.executor)
+
+    def _prove(self, e: Entry, h: HandFold, msg: Any) -> None:
+        """Check the proof ``e`` carries (``msg``), unless it goes unchecked; before the
+        hand takes ``msg`` in, so that a failed entry leaves no trace."""
+        if not self._unproven(h, e.author):
+            self._checked((e.kind, e.id), self._proof(h, e.kind, e.author, msg))
+
+    def _on_shuffle(self, e: Entry) -> None:
+        h = self._hand_of(e)
         msg = sh.ShuffleMsg(list(e.body.points), _split32(e.body.sum_proof, "sum proof"),
                             e.body.deck_hash)  # fmt: skip
-        d_in = h.deck(0 if a == h.first else 1)
-        ctx = h.ctx(s.game, a)
-        if h.number in self.lazy_proofs:
-            _need_len(msg.d_out, h.n, "the shuffled deck")
-        else:
-            self._checked(("shuffle", e.id), lambda: sh.check_shuffle(commit.P, ctx, d_in, msg))
-        h.shuffles[a], h.shuffle_ids[a] = msg, e.id
+        _need_len(msg.d_out, h.n, "the shuffled deck")
+        self._prove(e, h, msg)
+        h.shuffles[e.author], h.shuffle_ids[e.author] = msg, e.id
 
     def _on_challenge(self, e: Entry) -> None:
         h = self._hand_of(e)
@@ -649,44 +674,26 @@ class Table:
         h.challenges[e.author] = bits_from_bytes(e.body.bits, self._s.k)
 
     def _on_answers(self, e: Entry) -> None:
-        h, s = self._hand_of(e), self._s
+        h = self._hand_of(e)
         a = e.author
         step = 1 if a == h.first else 2
         if e.body.step != step:
             raise _Broken("bad-answers", f"answers for step {e.body.step}, owed: {step}")
-        bits = h.challenges[1 - a]
-        assert bits is not None and s.game is not None
-        if [r.bit for r in e.body.answers] != bits:
+        if [r.bit for r in e.body.answers] != h.challenges[1 - a]:
             raise _Broken("bad-answers", "the answers do not follow the challenge bits")
         answers = sh.Answers(
             [r.scalar for r in e.body.answers], [list(r.perm) for r in e.body.answers]
         )
-        msg = h.shuffles[a]
-        assert msg is not None
-        d_in = h.deck(0 if a == h.first else 1)
-        ctx = h.ctx(s.game, a)
-        if h.number not in self.lazy_proofs:
-            self._checked(
-                ("answers", e.id),
-                lambda: sh.check_answers(ctx, d_in, msg, bits, answers, s.k, self.executor),
-            )
+        self._prove(e, h, answers)
         h.answers[a] = answers
 
     def _on_lock(self, e: Entry) -> None:
-        h, s = self._hand_of(e), self._s
+        h = self._hand_of(e)
         a = e.author
-        commit = h.commits[a]
-        assert commit is not None and s.game is not None
         msg = sh.LockMsg(list(e.body.points), list(e.body.pubkeys), _split32(e.body.proof, "proof"))
-        d_in = h.deck(2 if a == h.first else 3)
-        ctx = h.ctx(s.game, a)
-        if h.number in self.lazy_proofs:
-            _need_len(msg.d_out, h.n, "the locked deck")
-            _need_len(msg.keys, h.n, "the lock's public keys")
-        else:
-            self._checked(
-                ("lock", e.id), lambda: sh.verify_lock(commit.P, ctx, d_in, msg, self.executor)
-            )
+        _need_len(msg.d_out, h.n, "the locked deck")
+        _need_len(msg.keys, h.n, "the lock's public keys")
+        self._prove(e, h, msg)
         h.locks[a] = msg
         if a == h.first:
             if e.body.deal_keys:
@@ -998,6 +1005,10 @@ class Table:
                     self._problem(problem)
                     return
         h = s.hand
+        if accused is not None and h is not None and accused.author == self.viewer:
+            self._check_own(accused, h)  # its proofs went unchecked: check them now
+            if s.cheat is not None:
+                return
         if accused is not None and h is not None:
             s.pending_dispute = (e.author, e.body.entry, h.number, e.body.rule)
             if h.opened[e.author] is not None:
@@ -1007,6 +1018,22 @@ class Table:
             "false-dispute",
             f"{s.names[e.author]} disputed an entry that checks out ({e.body.rule})",
         )
+
+    def _check_own(self, e: Entry, h: HandFold) -> None:
+        """The viewer's own proof-bearing entry ``e`` is disputed: check its proof after
+        all, so that the viewer's table convicts it exactly as the disputer's did."""
+        a = e.author
+        msg = {
+            "shuffle": h.shuffles[a] if h.shuffle_ids[a] == e.id else None,
+            "answers": h.answers[a],
+            "lock": h.locks[a],
+        }.get(e.kind)
+        if msg is None or getattr(e.body, "hand", None) != h.number:
+            return
+        try:
+            self._checked((e.kind, e.id), self._proof(h, e.kind, a, msg))
+        except _Broken as b:
+            self._convict(Cheat(a, e.id, e.seq, h.number, b.rule, b.detail))
 
     def _open_after_cheat(self, e: Entry) -> None:
         """The honest player opens its seeds after a cheat, so others can verify its side."""
