@@ -929,17 +929,15 @@ def _open_records(
     return fd, records, torn
 
 
-def _load_records(
-    fd: int, path: Path, magic: bytes, repair: bool
-) -> tuple[list[bytes], Torn | None]:
-    data = _read_all(fd)
+def _parse_file(
+    data: bytes, path: Path | str | os.PathLike[str], magic: bytes
+) -> tuple[list[bytes], int, str | None] | None:
+    """The records of a whole file's bytes, where they end and why (as
+    :func:`_parse_records`); None for a file torn inside its header (or empty).
+    FileCorrupt if the bytes are not a file of this kind at all."""
     header = magic + ev.pack([FILE_FORMAT])
     if len(data) < len(header) and header.startswith(data):
-        os.ftruncate(fd, 0)  # new, or torn while being created
-        _write_all(fd, header)
-        _sync(fd)
-        _sync_dir(path)
-        return [], Torn(0, len(data), "torn header") if data else None
+        return None
     if not data.startswith(magic):
         raise FileCorrupt(f"{path} is not a {magic.decode().strip()} file")
     unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(data))
@@ -950,8 +948,21 @@ def _load_records(
         raise FileCorrupt(f"{path}: unreadable header") from exc
     if type(version) is not list or not version or version[0] != FILE_FORMAT:
         raise FileCorrupt(f"{path}: unsupported file format {version!r}")
-    start = len(magic) + unpacker.tell()
-    records, end, why = _parse_records(data, start)
+    return _parse_records(data, len(magic) + unpacker.tell())
+
+
+def _load_records(
+    fd: int, path: Path, magic: bytes, repair: bool
+) -> tuple[list[bytes], Torn | None]:
+    data = _read_all(fd)
+    parsed = _parse_file(data, path, magic)
+    if parsed is None:
+        os.ftruncate(fd, 0)  # new, or torn while being created
+        _write_all(fd, magic + ev.pack([FILE_FORMAT]))
+        _sync(fd)
+        _sync_dir(path)
+        return [], Torn(0, len(data), "torn header") if data else None
+    records, end, why = parsed
     if end == len(data):
         return records, None
     tail = data[end:]
@@ -974,20 +985,10 @@ def read_records(
     """
     magic = LogFile.MAGIC if magic is None else magic
     data = Path(path).read_bytes()
-    header = magic + ev.pack([FILE_FORMAT])
-    if len(data) < len(header) and header.startswith(data):
+    parsed = _parse_file(data, path, magic)
+    if parsed is None:
         return [], Torn(0, len(data), "torn header") if data else None
-    if not data.startswith(magic):
-        raise FileCorrupt(f"{path} is not a {magic.decode().strip()} file")
-    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(data))
-    unpacker.feed(data[len(magic) :])
-    try:
-        version = unpacker.unpack()
-    except Exception as exc:
-        raise FileCorrupt(f"{path}: unreadable header") from exc
-    if type(version) is not list or not version or version[0] != FILE_FORMAT:
-        raise FileCorrupt(f"{path}: unsupported file format {version!r}")
-    records, end, why = _parse_records(data, len(magic) + unpacker.tell())
+    records, end, why = parsed
     if end == len(data):
         return records, None
     tail = data[end:]
