@@ -1,27 +1,34 @@
 """The computer player: a pure function from one player's view to an action.
 
-It plays from :meth:`HandState.view`, so it cannot use a card it could not see.
-The strategy, in order of what matters most:
+It plays from :meth:`HandState.view`, so it cannot use a card it could not see,
+and it draws no randomness from outside: the same view gives the same action.
+docs/bot.md explains the strategy and lists measured results.
 
-* Keep the least deadwood, exactly (the meld solver is exact), and among equal
-  discards keep the cards that can still become melds ("outs": unseen cards
-  that would complete a set or a run with what is kept).
-* Do not feed the opponent: a card of a rank or a suit neighbourhood the
-  opponent has picked from the discard pile costs extra; a rank the opponent
-  threw away is safer.
-* Take the upcard only when it lowers the deadwood by a clear margin or
-  completes a meld.
-* Knock as soon as the rules allow while the stock is fresh; later, only with
-  little deadwood, since the defender has had time to build and undercut.
-* Declare the best arrangement (least layoff exposure) and, as defender, the
-  best melds and layoffs together.
+One deck without jokers, knock limit, ``difference`` scoring (classic, hoyle,
+french, openspiel): the planner (:class:`_Planner`).
 
-Deterministic: the same view gives the same action.
+* Knock (or go gin) as soon as the rules allow: most hands go to whoever knocks
+  first, and a knock within the limit is rarely undercut.
+* Discard to keep the best ten cards, valued by a one-draw lookahead over every
+  card not yet seen: the chance of being able to knock after the next draw
+  (weighted heavily) plus the expected deadwood then.
+* Do not feed the opponent: likely opponent hands are sampled from the unseen
+  cards and weighed by what the opponent did (cards it passed over or threw did
+  not meld with its hand; cards it took did; it throws its highest loose card;
+  it did not knock when it could not). A discard costs extra by the chance that
+  it melds with such a hand.
+* Take the upcard only when it makes a meld and the hand after taking it is
+  worth at least the expected hand after a stock draw.
+
+Other variants (two decks, jokers, rumino, italian) use the older heuristics in
+:func:`_general`. ``greedy`` and ``random_legal`` are the reference opponents.
 """
 
 from __future__ import annotations
 
+import random
 from collections.abc import Sequence
+from functools import cache
 
 from . import engine
 from . import melds as M
@@ -60,6 +67,13 @@ def choose(state: HandState, player: int) -> Action:
     if view.phase is Phase.SHOW:
         return engine.propose_show(view)
     legal = engine.legal_actions(view)
+    if _fast_rules(view.rules):
+        return _Planner(view, player, legal).choose()
+    return _general(view, legal, player)
+
+
+def _general(view: HandState, legal: list[Action], player: int) -> Action:
+    """Heuristic play for multi-deck, joker and non-``difference`` variants."""
     if view.phase is Phase.FIRST_UPCARD:
         if DrawStock() in legal:
             return DrawStock()
@@ -207,6 +221,399 @@ def _danger(view: HandState, player: int, card: Card) -> float:
         if not c.is_joker and c.rank == card.rank:
             danger -= 0.3
     return max(danger, 0.0)
+
+
+# ------------------------------------------------------ single-deck planner (classic)
+#
+# A hand is a 52-bit mask (bit ``suit * 13 + rank - 1``, see melds.hand_mask). The
+# planner values a ten-card hand by what one more draw from the stock would do for
+# it: for every card we have not seen, the least deadwood after drawing it and
+# making the best discard. Only unseen cards that touch the hand (same rank, or the
+# same suit one rank away) can meld; for every other card the answer is one of two
+# numbers, so a hand costs about fifteen calls to the exact solver.
+
+_SUIT_BITS = 0x1FFF
+_ALL_BITS = (1 << 52) - 1
+_RANK_ROW = 1 | 1 << 13 | 1 << 26 | 1 << 39
+_ACES = _RANK_ROW
+_KINGS = _RANK_ROW << 12
+_RUN_STARTS = 0x7FF * _RANK_ROW
+_VALUE_BITS = {
+    v: sum(1 << (s * 13 + r - 1) for s in range(4) for r in range(1, 14) if min(r, 10) == v)
+    for v in range(1, 11)
+}
+_BIT_VALUE = [min(b % 13 + 1, 10) for b in range(52)]
+
+#: Weight of the deadwood held now, next to the expected deadwood after the next draw.
+NOW_WEIGHT = 0.0
+#: Worth of being able to knock after the next draw, in deadwood points (times its chance).
+KNOCK_WEIGHT = 60.0
+#: Worth of being able to knock after one of the next two draws (times its chance).
+KNOCK2_WEIGHT = 0.0
+#: Cost of handing the opponent a card that melds with what they may hold (times its chance).
+FEED_WEIGHT = 4.0
+#: The upcard is taken when its value beats the stock's expected value by this much.
+UP_MARGIN = 0.0
+#: Opponent hands sampled to judge which discards feed the opponent.
+SAMPLES = 200
+#: Likelihood factors of a sampled opponent hand: it passed over a card that melded,
+#: threw a card that melded, took a card that made no meld, could knock and did not.
+PASS_MELD = 0.1
+THROW_MELD = 0.2
+TAKE_MISS = 0.3
+NO_KNOCK = 0.3
+#: ... threw a card while keeping an unmelded card worth more.
+KEPT_HIGHER = 0.2
+
+
+def _fast_rules(rules: RuleSet) -> bool:
+    """Variants the planner handles: one deck, no jokers, knock-limit difference scoring."""
+    return (
+        not rules.multi_deck
+        and rules.knock_limit is not None
+        and not rules.knock_instead_of_draw
+        and rules.scoring == "difference"
+    )
+
+
+def _touching(mask: int, ace_high: bool) -> int:
+    """Cards that could meld with some card of ``mask``: same rank, or suit neighbours."""
+    rows = (mask | mask >> 13 | mask >> 26 | mask >> 39) & _SUIT_BITS
+    near = rows * _RANK_ROW | (mask << 1 & ~_ACES) | (mask >> 1 & ~_KINGS)
+    if ace_high:
+        near |= (mask & _KINGS) >> 12 | (mask & _ACES) << 12
+    return near & _ALL_BITS
+
+
+class _Planner:
+    """One decision of the single-deck bot, with its caches."""
+
+    def __init__(self, view: HandState, player: int, legal: list[Action]) -> None:
+        self.view = view
+        self.player = player
+        self.legal = legal
+        self.rules = rules = view.rules
+        self.cards = view.known_cards(player)
+        self.hand = M.hand_mask(self.cards)
+        seen = self.hand
+        for pos in view.shown:
+            c = view.knowledge.card_at(pos)
+            if c is not None:
+                seen |= 1 << c.face
+        self.unseen = _ALL_BITS & ~seen
+        self.n_unseen = max(self.unseen.bit_count(), 1)
+        self.limit = rules.knock_limit if rules.knock_limit is not None else 10
+        self.memo: dict[int, float] = {}
+        self.memo1: dict[int, tuple[int, float, float]] = {}
+        self.opponent: _OpponentModel | None = None
+
+    # -- decisions -------------------------------------------------------------------
+    def choose(self) -> Action:
+        view, legal = self.view, self.legal
+        if view.phase is Phase.FIRST_UPCARD:
+            if DrawStock() in legal:
+                return DrawStock()
+            return TakeUpcard() if self.take_upcard() else PassUpcard()
+        if view.phase is Phase.DRAW:
+            if DrawDiscard() in legal and self.take_upcard():
+                return DrawDiscard()
+            return DrawStock()
+        if view.phase is Phase.WALL:
+            closes = [a for a in legal if isinstance(a, WallKnock)]
+            return _best_close(view, closes, self.player) if closes else WallPass()
+        for a in legal:
+            if isinstance(a, BigGin):
+                return a
+        for a in legal:
+            if isinstance(a, Gin):
+                return a
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        if knocks:
+            best = _best_close(view, knocks, self.player)
+            if self.should_knock(best):
+                return best
+        discards = [a for a in legal if isinstance(a, Discard)]
+        return min(discards, key=self.discard_key)
+
+    def should_knock(self, action: Action) -> bool:
+        """Always: against an opponent who may knock any turn, the hand goes to the
+        first to knock, and a knock within the limit is rarely undercut (measured)."""
+        return True
+
+    def discard_key(self, action: Discard) -> tuple[float, int, int]:
+        bit = action.card.face
+        score = self.potential(self.hand & ~(1 << bit)) + FEED_WEIGHT * self.feeds(bit)
+        return (round(score, 9), -_BIT_VALUE[bit], -bit)
+
+    def take_upcard(self) -> bool:
+        """Take the upcard when it makes a meld with the hand and the hand after taking
+        it is worth at least what a stock draw is expected to give."""
+        up = self.view.upcard
+        if up is None:
+            return False
+        ub = 1 << up.face
+        with_up = self.hand | ub
+        if not _melds_with(up.face, self.hand, _meld_pairs(self.rules.ace_high)):
+            return False
+        up_value = min(self.potential(with_up & ~(1 << c.face)) for c in self.cards)
+        return up_value < self.stock_value() - UP_MARGIN
+
+    def stock_value(self) -> float:
+        """Expected value of the hand after drawing from the stock and the best discard."""
+        rules = self.rules
+        hand = self.hand
+        dw0 = M.min_deadwood_mask(hand, rules)
+        drop_bit, dw_drop = M.best_discard_mask(hand, rules)
+        here = self.potential(hand)
+        total = 0.0
+        touch = _touching(hand, rules.ace_high) & self.unseen
+        b = touch
+        while b:
+            low = b & -b
+            b ^= low
+            bit, _ = M.best_discard_mask(hand | low, rules)
+            total += self.potential((hand | low) & ~(1 << bit))
+        b = self.unseen & ~touch
+        while b:
+            low = b & -b
+            b ^= low
+            v = _BIT_VALUE[low.bit_length() - 1]
+            if v + dw_drop < dw0:
+                total += min(here, self.potential((hand | low) & ~(1 << drop_bit)))
+            else:
+                total += here
+        return total / self.n_unseen
+
+    # -- evaluation --------------------------------------------------------------------
+    def potential(self, kept: int) -> float:
+        """Lower is better: deadwood now, expected deadwood after the next draw, and the
+        chances of being able to knock after the next draw and after the one after."""
+        got = self.memo.get(kept)
+        if got is not None:
+            return got
+        dw0, mean, p1 = self.one_draw(kept)
+        value = NOW_WEIGHT * dw0 + mean - KNOCK_WEIGHT * p1
+        if KNOCK2_WEIGHT:
+            value -= KNOCK2_WEIGHT * self.two_draws(kept)
+        self.memo[kept] = value
+        return value
+
+    def one_draw(self, kept: int) -> tuple[int, float, float]:
+        """(deadwood now, expected deadwood after one draw and the best discard, chance
+        that deadwood is then within the knock limit)."""
+        got = self.memo1.get(kept)
+        if got is not None:
+            return got
+        rules = self.rules
+        limit = self.limit
+        dw0 = M.min_deadwood_mask(kept, rules)
+        _, dw_drop = M.best_discard_mask(kept, rules)
+        touch = _touching(kept, rules.ace_high) & self.unseen
+        total = 0
+        knock = 0
+        b = touch
+        while b:
+            low = b & -b
+            b ^= low
+            _, dw = M.best_discard_mask(kept | low, rules)
+            total += dw
+            knock += dw <= limit
+        rest = self.unseen & ~touch
+        for v, bits in _VALUE_BITS.items():
+            count = (rest & bits).bit_count()
+            if count:
+                dw = min(dw0, v + dw_drop)
+                total += count * dw
+                if dw <= limit:
+                    knock += count
+        n = self.n_unseen
+        got = (dw0, total / n, knock / n)
+        self.memo1[kept] = got
+        return got
+
+    def two_draws(self, kept: int) -> float:
+        """Chance of being able to knock after one of the next two draws (the first
+        discard chosen for least deadwood)."""
+        rules = self.rules
+        limit = self.limit
+        dw0, _, p1 = self.one_draw(kept)
+        drop, dw_drop = M.best_discard_mask(kept, rules)
+        touch = _touching(kept, rules.ace_high) & self.unseen
+        total = 0.0
+        b = self.unseen
+        while b:
+            low = b & -b
+            b ^= low
+            if not touch & low:
+                if _BIT_VALUE[low.bit_length() - 1] + dw_drop >= dw0:
+                    total += p1
+                    continue
+                bit, dw = drop, _BIT_VALUE[low.bit_length() - 1] + dw_drop
+            else:
+                bit, dw = M.best_discard_mask(kept | low, rules)
+            if dw <= limit:
+                total += 1
+            else:
+                total += self.one_draw((kept | low) & ~(1 << bit))[2]
+        return total / self.n_unseen
+
+    # -- the opponent's hand -----------------------------------------------------------
+    def feeds(self, bit: int) -> float:
+        """Chance that the opponent can meld this card if we throw it."""
+        if self.opponent is None:
+            self.opponent = _OpponentModel(self.view, self.player, self.unseen)
+        return self.opponent.feeds(bit)
+
+
+@cache
+def _meld_pairs(ace_high: bool) -> tuple[tuple[int, ...], ...]:
+    """For each card bit, the masks of every two cards that make a meld of three with it."""
+    out = []
+    for bit in range(52):
+        suit, r = divmod(bit, 13)
+        same = [s * 13 + r for s in range(4) if s != suit]
+        pairs = [1 << a | 1 << b for i, a in enumerate(same) for b in same[i + 1 :]]
+        rank = r + 1
+
+        def at(k: int, suit: int = suit) -> int | None:
+            if k == 14 and ace_high:
+                k = 1
+            return suit * 13 + k - 1 if 1 <= k <= 13 else None
+
+        for a, b in ((rank - 2, rank - 1), (rank - 1, rank + 1), (rank + 1, rank + 2)):
+            x, y = at(a), at(b)
+            if x is not None and y is not None:
+                pairs.append(1 << x | 1 << y)
+        out.append(tuple(pairs))
+    return tuple(out)
+
+
+def _melds_with(bit: int, hand: int, pairs: tuple[tuple[int, ...], ...]) -> bool:
+    """Whether the card at ``bit`` makes a meld of three with two cards of ``hand``."""
+    return any(hand & pm == pm for pm in pairs[bit])
+
+
+def _loose_top(hand: int, ace_high: bool) -> int:
+    """Highest value among the cards of ``hand`` that belong to no possible meld."""
+    starts = hand & hand >> 1 & hand >> 2 & _RUN_STARTS
+    meldable = starts | starts << 1 | starts << 2
+    if ace_high:
+        aces = hand & hand >> 11 & hand >> 12 & _ACES
+        meldable |= aces | aces << 11 | aces << 12
+    a, b, c, d = hand & _SUIT_BITS, hand >> 13 & _SUIT_BITS, hand >> 26 & _SUIT_BITS, hand >> 39
+    threes = (a & b & (c | d)) | (c & d & (a | b))
+    meldable |= hand & threes * _RANK_ROW
+    loose = hand & ~meldable
+    top = 0
+    for v in range(10, 0, -1):
+        if loose & _VALUE_BITS[v]:
+            return v
+    return top
+
+
+class _OpponentModel:
+    """Likely hands of the opponent, drawn from the cards we have not seen and weighed
+    by how well they explain what the opponent did.
+
+    The view says which deck positions the opponent holds and when each came in (the
+    deal, a stock draw, the discard pile), so every past hand of theirs is known up
+    to the cards we never saw. A sampled hand is weighed down when, with it, the
+    opponent would have passed over or thrown a card that melded with its hand, taken
+    a card that made nothing, or not knocked when it could. The samples come from a
+    generator seeded by the view itself, so the model is deterministic.
+    """
+
+    def __init__(self, view: HandState, player: int, unseen: int) -> None:
+        self.rules = rules = view.rules
+        self.pairs = _meld_pairs(rules.ace_high)
+        self.samples: list[tuple[int, float]] = []
+        k = view.knowledge
+        opp = 1 - player
+        h = rules.hand_size
+        pos_of: dict[int, int] = {}
+        for pos in view.shown:
+            c = k.card_at(pos)
+            if c is not None:
+                pos_of[c.face] = pos
+        held = set(range(h)) if opp != view.dealer else set(range(h, 2 * h))
+        stock = 2 * h + 1
+        pile = [2 * h]
+        # (kind, card position, positions held at that moment)
+        events: list[tuple[str, int, frozenset[int]]] = []
+        for who, a in view.moves:
+            if isinstance(a, DrawStock):
+                if who == opp and pile:
+                    events.append(("pass", pile[-1], frozenset(held)))
+                if who == opp:
+                    held.add(stock)
+                stock += 1
+            elif isinstance(a, PassUpcard):
+                if who == opp and pile:
+                    events.append(("pass", pile[-1], frozenset(held)))
+            elif isinstance(a, TakeUpcard | DrawDiscard):
+                if not pile:
+                    return
+                pos = pile.pop()
+                if who == opp:
+                    events.append(("take", pos, frozenset(held)))
+                    held.add(pos)
+            elif isinstance(a, Discard):
+                pos = pos_of.get(a.card.face)
+                if pos is None:
+                    return
+                pile.append(pos)
+                if who == opp:
+                    held.discard(pos)
+                    events.append(("throw", pos, frozenset(held)))
+        if held != set(view.hands[opp]):
+            return
+        hidden = sorted(pos for pos in held if k.card_at(pos) is None)
+        index = {pos: i for i, pos in enumerate(hidden)}
+        self.known_now = sum(1 << c.face for pos in held if (c := k.card_at(pos)) is not None)
+        checks = []
+        for kind, pos, at in events:
+            card = k.card_at(pos)
+            if card is None:
+                continue
+            known = sum(1 << c.face for p in at if (c := k.card_at(p)) is not None)
+            checks.append((kind, card.face, known, [index[p] for p in at if p in index]))
+        pool = [1 << b for b in range(52) if unseen >> b & 1]
+        if len(pool) < len(hidden):
+            return
+        # Seeded by what the view shows, so the same view always draws the same hands.
+        rng = random.Random(unseen << 64 | self.known_now << 8 | len(view.moves) & 0xFF)
+        limit = rules.knock_limit if rules.knock_limit is not None else -1
+        ace_high = rules.ace_high
+        for _ in range(SAMPLES):
+            bits = rng.sample(pool, len(hidden))
+            weight = 1.0
+            for kind, card, known, idx in checks:
+                hand = known
+                for i in idx:
+                    hand |= bits[i]
+                melds = _melds_with(card, hand, self.pairs)
+                if kind == "take":
+                    if not melds:
+                        weight *= TAKE_MISS
+                elif melds:
+                    weight *= PASS_MELD if kind == "pass" else THROW_MELD
+                elif kind == "throw":
+                    if _loose_top(hand, ace_high) > _BIT_VALUE[card]:
+                        weight *= KEPT_HIGHER
+                    if limit >= 0:
+                        _, dw = M.best_discard_mask(hand | 1 << card, rules)
+                        if dw <= limit:
+                            weight *= NO_KNOCK
+            self.samples.append((sum(bits), weight))
+        self.total = sum(w for _, w in self.samples)
+
+    def feeds(self, bit: int) -> float:
+        if not self.samples or self.total <= 0:
+            return 0.0
+        pairs = self.pairs
+        known = self.known_now
+        got = sum(w for hand, w in self.samples if _melds_with(bit, hand | known, pairs))
+        return got / self.total
 
 
 # --------------------------------------------------------------- reference players

@@ -1,7 +1,14 @@
 """The ``ginp2p`` command.
 
-Until two peers can connect, ``ginp2p play`` shows a whole match between two
-computer players through the real rules engine, hand by hand.
+``play`` is you against the computer player (a second ginp2p process over loopback
+ZeroMQ; without a terminal, two computer players and you watch). ``host`` / ``join``
+play a match against a person on another computer (a line prompt for now); ``bot``
+puts the computer player on either side; ``resume`` continues a saved game after a
+crash or a quit; ``keys`` shows keys, safety numbers and forgets a peer; ``games``
+lists the saved games; ``selfplay`` plays a whole match through the engine alone.
+
+Heavy modules (zmq, nacl, prompt_toolkit, the engine) are imported inside the
+command functions, so ``ginp2p --help`` stays fast.
 """
 
 from __future__ import annotations
@@ -9,23 +16,30 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
 
 from . import __version__
 
+PRESET_NAMES: tuple[str, ...] = ()
 
-def _cmd_play(args: argparse.Namespace) -> int:
+
+
+# ------------------------------------------------------------------------ selfplay
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
     import random
 
     from .engine import HandEnd
     from .match import MatchState
-    from .rules import get_preset
     from .selfplay import make_player, play_match
 
-    rules = get_preset(args.preset)
+    rules = _rules(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     names = ("North", "South")
     print(f"ginp2p {__version__}: {names[0]} vs {names[1]}, preset {rules.name}, seed {seed}")
-    print("(two computer players; network play comes with `ginp2p host` and `ginp2p join`)\n")
+    print("(two computer players in one process; network play: `ginp2p host` / `ginp2p join`)\n")
 
     def show(m: MatchState) -> None:
         r = m.results[-1]
@@ -74,25 +88,584 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------ network games
+
+
+class UsageError(Exception):
+    pass
+
+
+def _value(text: str) -> Any:
+    low = text.strip().lower()
+    if low in ("true", "yes", "on"):
+        return True
+    if low in ("false", "no", "off"):
+        return False
+    if low in ("none", "null", "-"):
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text.strip()
+
+
+def _rules(args: argparse.Namespace) -> Any:
+    """The preset with ``--set NAME=VALUE`` overrides (RuleSet.with_ validates)."""
+    from .rules import RuleSet, get_preset
+
+    rules = get_preset(args.preset or "classic")
+    changes: dict[str, Any] = {}
+    known = set(RuleSet.__dataclass_fields__)
+    for item in getattr(args, "set", None) or []:
+        name, sep, value = item.partition("=")
+        name = name.strip().replace("-", "_")
+        if not sep or name not in known or name == "name":
+            raise UsageError(f"--set {item!r}: expected NAME=VALUE with NAME a rule setting "
+                             f"(see `ginp2p rules {rules.name}`)")  # fmt: skip
+        changes[name] = _value(value)
+    try:
+        return rules.with_(**changes) if changes else rules
+    except (ValueError, TypeError) as exc:
+        raise UsageError(f"--set: {exc}") from None
+
+
+def _default_name(bot: bool) -> str:
+    if bot:
+        return "Bot"
+    import getpass
+
+    try:
+        return getpass.getuser()[:64] or "player"
+    except Exception:
+        return "player"
+
+
+def _log_dir(args: argparse.Namespace) -> Path:
+    from .session import games_dir
+
+    return Path(args.log_dir) if getattr(args, "log_dir", None) else games_dir()
+
+
+def _created() -> str:
+    import datetime
+
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
+
+
+def _check_common(args: argparse.Namespace) -> None:
+    if not 20 <= args.k <= 64:
+        raise UsageError("--k must be between 20 and 64")
+    if not 1 <= args.claim_timeout <= 86400:
+        raise UsageError("--claim-timeout must be between 1 and 86400 seconds")
+    if args.pair_code is not None:
+        from .pairing import canonical_code
+
+        try:
+            canonical_code(args.pair_code)
+        except ValueError as exc:
+            raise UsageError(f"--pair-code: {exc}") from None
+
+
+def _browse(args: argparse.Namespace) -> list[Any]:
+    import asyncio
+
+    from .discovery import browse
+
+    kwargs: dict[str, Any] = {}
+    if args.mdns_interface:
+        kwargs["interfaces"] = [args.mdns_interface]
+    print(f"looking for games on the LAN ({args.browse_time:g} s)…", flush=True)
+    return asyncio.run(browse(args.browse_time, **kwargs))
+
+
+def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]:
+    """The host to join: the join string, else what discovery finds (never trusted:
+    the key is checked by pairing or the pin)."""
+    from .discovery import parse_join
+
+    address = args.address
+    if address:
+        try:
+            host, port, key = parse_join(address)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if key is not None:
+            return host, port, key
+        for f in _browse(args):  # plain HOST:PORT: the key comes from the advertisement
+            if f.port == port and (host in f.addresses or not _is_ip(host)):
+                print(f"found {f.name} at {host}:{port}")
+                return host, port, f.key
+        raise UsageError(f"no game at {host}:{port} announced its key on the LAN: use the "
+                         "host's full join string HOST:PORT/KEY")  # fmt: skip
+    found = _browse(args)
+    want = getattr(args, "discover_name", None)
+    if want:
+        found = [f for f in found if f.name.casefold() == want.casefold()]
+    if not found:
+        raise UsageError("no game found on the LAN (multicast may be blocked here): ask the "
+                         "host for its join string")  # fmt: skip
+    for i, f in enumerate(found, 1):
+        print(f"  {i}. {f.name}  ginp2p join {f.join()}  (protocol {f.version or '?'})")
+    if bot or (len(found) == 1 and not sys.stdin.isatty()):
+        choice = found[0]
+    elif not sys.stdin.isatty():
+        raise UsageError("several games found: give one as ADDRESS")
+    else:
+        answer = input("join which? (number) ").strip()
+        if not answer.isdigit() or not 1 <= int(answer) <= len(found):
+            raise UsageError("no game chosen")
+        choice = found[int(answer) - 1]
+    print(f"joining {choice.name} (the key is checked by pairing, not by the announcement)")
+    return choice.addresses[0], choice.port, choice.key
+
+
+def _is_ip(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
+    """A new game: host (bind) or guest (join)."""
+    from .discovery import key_to_text
+    from .log import load_or_create_identity
+    from .session import GameSetup, PeerFile, new_game_path
+
+    _check_common(args)
+    bot = player == "bot"
+    name = (args.name or _default_name(bot))[:64]
+    if role == "host":
+        port = args.port if args.port is not None else _default_port()
+        if not 0 <= port < 65536:
+            raise UsageError("--port must be 0..65535")
+        rules = _rules(args)
+        side = PeerFile("host", name, player, None, args.bind, port, rules.to_dict(),
+                        args.k, args.claim_timeout, _created())  # fmt: skip
+        expect = None
+    else:
+        host, port, key = _find_address(args, bot)
+        expect = _rules(args) if (args.preset or args.set) else None
+        side = PeerFile("guest", name, player, key_to_text(key), host, port,
+                        expect.to_dict() if expect else None, created=_created())  # fmt: skip
+    identity = load_or_create_identity()
+    path = Path(args.game_file) if getattr(args, "game_file", None) else \
+        new_game_path(_log_dir(args), role)
+    setup = GameSetup(
+        side, path, player, verbose=args.verbose, connect_timeout=args.connect_timeout,
+        linger=args.linger, expect_rules=expect, accept_rules=getattr(args, "yes", False),
+        pair_code=args.pair_code, advertise=not getattr(args, "no_advertise", False),
+        mdns_interface=getattr(args, "mdns_interface", None),
+        parent_pid=getattr(args, "parent_pid", None),
+    )  # fmt: skip
+    return _run(setup, identity, resume=False)
+
+
+def _default_port() -> int:
+    from .discovery import DEFAULT_PORT
+
+    return DEFAULT_PORT
+
+
+def _resume(args: argparse.Namespace, player: str | None) -> int:
+    from .discovery import parse_join
+    from .log import load_or_create_identity
+    from .session import GameSetup, PeerFile, peer_path
+
+    path = Path(args.file)
+    if path.suffix != ".ginlog":
+        path = path.with_suffix(".ginlog")
+    if not path.exists():
+        raise UsageError(f"{path} does not exist")
+    try:
+        side = PeerFile.load(peer_path(path))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    if player is not None:
+        side.player = player
+    if getattr(args, "address", None):
+        try:
+            host, port, _ = parse_join(args.address)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        side.host, side.port = host, port
+    if getattr(args, "port", None) is not None and side.role == "host":
+        side.port = args.port
+    expect = side.ruleset() if side.role == "guest" and side.rules else None
+    setup = GameSetup(side, path, side.player, verbose=args.verbose,
+                      connect_timeout=args.connect_timeout, linger=args.linger,
+                      expect_rules=expect, accept_rules=side.player == "bot",
+                      parent_pid=getattr(args, "parent_pid", None))  # fmt: skip
+    computer = None
+    if side.computer_game and side.role == "host":
+        computer = _spawn_computer(["--resume", side.computer_game], Path(side.computer_game))
+    try:
+        return _run(setup, load_or_create_identity(), resume=True)
+    finally:
+        if computer is not None:
+            _reap(computer, setup.linger + 5)
+
+
+def _run(setup: Any, identity: Any, *, resume: bool) -> int:
+    import asyncio
+
+    from .session import run_game
+
+    if sys.platform == "win32":  # zmq.asyncio needs add_reader (pyzmq#1423)
+        asyncio.set_event_loop_policy(asyncio.WindowsSelectorEventLoopPolicy())  # type: ignore[attr-defined]
+    try:
+        return asyncio.run(run_game(setup, identity, resume=resume))
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; the game is saved: ginp2p resume {setup.path}", file=sys.stderr)
+        return 130
+
+
+def _cmd_host(args: argparse.Namespace) -> int:
+    return _new_game(args, "human", "host")
+
+
+def _cmd_join(args: argparse.Namespace) -> int:
+    return _new_game(args, "human", "guest")
+
+
+def _cmd_bot(args: argparse.Namespace) -> int:
+    chosen = [x for x in (args.host, args.join, args.resume, args.discover) if x]
+    if len(chosen) != 1:
+        raise UsageError("give exactly one of --host, --join HOST:PORT/KEY, --discover, "
+                         "--resume FILE")  # fmt: skip
+    if args.resume:
+        args.file = args.resume
+        return _resume(args, "bot")
+    if args.join or args.discover:
+        args.address = args.join
+        args.discover_name = args.discover if isinstance(args.discover, str) else None
+        return _new_game(args, "bot", "guest")
+    return _new_game(args, "bot", "host")
+
+
+def _cmd_resume(args: argparse.Namespace) -> int:
+    return _resume(args, "bot" if args.bot else None)
+
+
+# ------------------------------------------------------------------------ play: vs the computer
+
+
+def _computer_home() -> Path:
+    """The computer player's own identity and pins, under the user's config directory."""
+    from .log import config_dir
+
+    return config_dir() / "computer"
+
+
+def _spawn_computer(extra: list[str], game: Path) -> Any:
+    """The computer player: a real second ginp2p process, with its own identity."""
+    import os
+    import subprocess
+
+    env = dict(os.environ, GINP2P_HOME=str(_computer_home()))
+    env.pop("GINP2P_CRASH_AT", None)
+    game.parent.mkdir(parents=True, exist_ok=True)
+    err = open(game.with_suffix(".out"), "ab")  # noqa: SIM115 - handed to the child
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", "ginp2p", "bot", *extra, "--parent-pid", str(os.getpid())],
+            env=env, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+        )  # fmt: skip
+    finally:
+        err.close()
+
+
+def _reap(child: Any, timeout: float) -> None:
+    import subprocess
+
+    try:
+        child.wait(timeout)
+    except subprocess.TimeoutExpired:
+        child.terminate()
+        try:
+            child.wait(5)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    """You against the computer player over loopback ZeroMQ, with the full protocol.
+
+    Without a terminal to type in (CI, a pipe), two computer players play instead and
+    you watch: same processes, same protocol.
+    """
+    from .discovery import key_to_text
+    from .log import load_or_create_identity
+    from .pairing import new_code
+    from .session import GameSetup, PeerFile, new_game_path
+
+    _check_common(args)
+    watch = args.watch or not sys.stdin.isatty()
+    player = "bot" if watch else "human"
+    rules = _rules(args)
+    name = args.name or ("Computer 1" if watch else _default_name(False))
+    identity = load_or_create_identity()
+    log_dir = _log_dir(args)
+    path = new_game_path(log_dir, "host")
+    computer_game = new_game_path(log_dir / "computer", "guest")
+    side = PeerFile("host", name[:64], player, None, "127.0.0.1", 0, rules.to_dict(), args.k,
+                    args.claim_timeout, _created(), computer_game=str(computer_game))  # fmt: skip
+    if watch:
+        print(f"ginp2p {__version__}: no terminal to play in, so two computer players play a "
+              f"match over the network protocol ({rules.name}); `ginp2p play` in a terminal "
+              "is you against the computer\n", flush=True)  # fmt: skip
+    children: list[Any] = []
+
+    def on_listening(port: int, join: str, code: str) -> None:
+        key = key_to_text(identity.public_key)
+        children.append(_spawn_computer(
+            ["--join", f"127.0.0.1:{port}/{key}", "--pair-code", code, "--name",
+             "Computer 2" if watch else "Computer", "--game-file", str(computer_game),
+             "--linger", str(args.linger), "--connect-timeout", "30"], computer_game))  # fmt: skip
+
+    lines: list[str] = []
+
+    def out(text: str) -> None:
+        if not watch or not text.startswith(("hosting on", "pairing code", "game file")):
+            print(text, flush=True)
+        lines.append(text)
+
+    setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
+                      linger=args.linger, pair_code=new_code(), advertise=False,
+                      on_listening=on_listening, out=out)  # fmt: skip
+    try:
+        code = _run(setup, identity, resume=False)
+    finally:
+        for child in children:
+            _reap(child, args.linger + 5)
+    if code == 0 and watch:
+        print(f"\nthe game is saved in {path} (ginp2p games lists them)")
+    return code
+
+
+# ------------------------------------------------------------------------ keys, games
+
+
+def _cmd_keys(args: argparse.Namespace) -> int:
+    from . import peers
+    from .discovery import key_to_text
+    from .log import load_or_create_identity
+
+    ident = load_or_create_identity()
+    try:
+        if args.forget:
+            try:
+                gone = peers.forget(args.forget)
+            except LookupError as exc:
+                raise UsageError(str(exc)) from None
+            print(f"forgot {gone.name} ({gone.fingerprint}); pair again to play with them")
+            return 0
+        pinned = peers.all()
+    except peers.PeersError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    print(f"your key:         {key_to_text(ident.public_key)}")
+    print(f"your fingerprint: {ident.fingerprint}")
+    print(f"key file:         {ident.path}")
+    if args.safety:
+        want = args.safety.casefold()
+        squash = "".join(c for c in want if c.isalnum())
+        hits = [p for p in pinned if p.name.casefold() == want or
+                (squash and p.fingerprint.replace("-", "").startswith(squash))]  # fmt: skip
+        if len(hits) != 1:
+            raise UsageError(f"{args.safety!r} matches {len(hits)} pinned peers")
+        p = hits[0]
+        print(f"safety number with {p.name} ({p.fingerprint}):")
+        print(f"  {peers.safety_number(ident.public_key, p.key)}")
+        print("read it aloud to each other: the same digits on both screens mean nobody is "
+              "in the middle")  # fmt: skip
+        return 0
+    if pinned:
+        print("paired players:")
+        for p in pinned:
+            print(f"  {p.name:<20} {p.fingerprint}  paired {p.paired.date()}")
+    else:
+        print("no paired players yet")
+    return 0
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    from .session import list_games
+
+    directory = _log_dir(args)
+    games = list_games(directory) if directory.exists() else []
+    if not games:
+        print(f"no games in {directory}")
+        return 0
+    print(f"{'date':<25} {'opponent':<16} {'preset':<14} {'result':<32} file")
+    for g in games:
+        print(f"{g.date:<25} {g.opponent[:16]:<16} {g.preset:<14} {g.result[:32]:<32} {g.path}")
+    return 0
+
+
+# ------------------------------------------------------------------------ the parser
+
+
+def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
+    g = p.add_argument_group("game")
+    g.add_argument("--preset", choices=PRESET_NAMES,
+                   help="rules (default classic)" if host else
+                   "refuse the host's rules unless they are this preset")  # fmt: skip
+    g.add_argument("--set", action="append", metavar="NAME=VALUE",
+                   help="change one rule setting, e.g. --set game_target=50 (repeatable)")
+    g.add_argument("--name", help="your name as the other player sees it")
+    g.add_argument("--log-dir", metavar="DIR",
+                   help="where to keep the game files (default: GINP2P_HOME/games or "
+                   "~/.local/share/ginp2p/games)")  # fmt: skip
+    g.add_argument("--claim-timeout", type=int, default=120, metavar="SECONDS",
+                   help="how long the other player may keep you waiting before you can claim "
+                   "the match (host; default 120)")  # fmt: skip
+    g.add_argument("--k", type=int, default=20,
+                   help="cut-and-choose rounds of the shuffle proofs, 20..64 (host; default 20)")
+    g.add_argument("-v", "--verbose", action="store_true", help="say more")
+
+
+def _pair_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--pair-code", metavar="CODE",
+                   help="host: the pairing code to show (default: a fresh random one); "
+                   "guest: the host's code, instead of typing it")  # fmt: skip
+
+
+def _mdns_options(p: argparse.ArgumentParser, host: bool) -> None:
+    p.add_argument("--mdns-interface", metavar="ADDR",
+                   help="announce/look for games on this interface address only (e.g. "
+                   "127.0.0.1); default every interface")  # fmt: skip
+    if host:
+        p.add_argument("--no-advertise", action="store_true",
+                       help="do not announce the game on the LAN (the join string still works)")
+    p.add_argument("--browse-time", type=float, default=3.0, metavar="SECONDS",
+                   help=argparse.SUPPRESS if host else
+                   "how long to look for games on the LAN (default 3)")  # fmt: skip
+
+
+def _host_options(p: argparse.ArgumentParser) -> None:
+    n = p.add_argument_group("network (host)")
+    n.add_argument("--port", type=int,
+                   help="port to listen on (default 52801; 0: any free port)")
+    n.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
+                   help="address to listen on (default 0.0.0.0: every interface)")
+
+
+def _connect_option(p: argparse.ArgumentParser, guest: bool = True) -> None:
+    if guest:
+        p.add_argument("--connect-timeout", type=float, default=20.0, metavar="SECONDS",
+                       help="give up joining if the host does not answer (default 20)")
+    else:
+        p.set_defaults(connect_timeout=None)
+    p.add_argument("--linger", type=float, default=5.0, metavar="SECONDS",
+                   help="after the match, how long to wait for the other player to confirm "
+                   "it has every entry (default 5)")  # fmt: skip
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .rules import PRESETS
 
+    global PRESET_NAMES
+    PRESET_NAMES = tuple(PRESETS)
     ap = argparse.ArgumentParser(
         prog="ginp2p",
         description="Gin Rummy for two people on one local network, with no server.",
+        epilog="start with `ginp2p play` (you against the computer); two computers: "
+        "`ginp2p host` on one, `ginp2p join` on the other",
     )
     ap.add_argument("--version", action="version", version=f"ginp2p {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
 
-    play = sub.add_parser("play", help="watch two computer players play a whole match")
-    play.add_argument("--preset", default="classic", choices=list(PRESETS),
-                      help="rules to play (default: classic)")  # fmt: skip
-    play.add_argument("--seed", type=int, help="replay a match exactly (default: random)")
-    play.add_argument("-v", "--verbose", action="store_true", help="show every showdown")
-    play.set_defaults(func=_cmd_play)
+    play = sub.add_parser(
+        "play", help="play a match against the computer (watch two if there is no terminal)",
+        description="You against the computer player, which runs as a second ginp2p process "
+        "talking the full network protocol over loopback. Without a terminal (a pipe, CI), "
+        "two computer players play and you watch.")  # fmt: skip
+    play.add_argument("--watch", action="store_true", help="watch two computer players")
+    _connect_option(play, guest=False)
+    _game_options(play, True)
+    play.set_defaults(func=_cmd_play, pair_code=None)
+
+    host = sub.add_parser("host", help="host a match for a person on another computer",
+                          description="Host a match: prints a join string and a pairing "
+                          "code for the guest, and announces the game on the LAN.")  # fmt: skip
+    _host_options(host)
+    _pair_option(host)
+    _mdns_options(host, True)
+    _connect_option(host, guest=False)
+    _game_options(host, True)
+    host.set_defaults(func=_cmd_host)
+
+    join = sub.add_parser("join", help="join a match hosted on another computer",
+                          description="Join a match: with the host's join string, or with "
+                          "no ADDRESS pick one of the games found on the LAN.")  # fmt: skip
+    join.add_argument("address", nargs="?", metavar="ADDRESS",
+                      help="HOST:PORT/KEY (the host's join string) or HOST:PORT")
+    _pair_option(join)
+    join.add_argument("--yes", action="store_true", help="accept the host's rules unasked")
+    _mdns_options(join, False)
+    _connect_option(join)
+    _game_options(join, False)
+    join.set_defaults(func=_cmd_join)
+
+    bot = sub.add_parser("bot", help="the computer player, hosting or joining a match",
+                         description="Play a whole match as the computer player, then exit.")
+    mode = bot.add_argument_group("mode (one of)")
+    mode.add_argument("--host", action="store_true", help="host the match")
+    mode.add_argument("--join", metavar="ADDRESS", help="join this host (HOST:PORT[/KEY])")
+    mode.add_argument("--discover", nargs="?", const=True, metavar="NAME",
+                      help="join the first game found on the LAN (or the one called NAME)")
+    mode.add_argument("--resume", metavar="FILE", help="continue a saved game")
+    _host_options(bot)
+    _pair_option(bot)
+    _mdns_options(bot, True)
+    bot.set_defaults(browse_time=3.0)
+    _connect_option(bot)
+    _game_options(bot, True)
+    bot.add_argument("--game-file", help=argparse.SUPPRESS)
+    bot.add_argument("--parent-pid", type=int, help=argparse.SUPPRESS)
+    bot.set_defaults(func=_cmd_bot)
+
+    resume = sub.add_parser("resume", help="continue a saved game (after a crash or quit)",
+                            description="Continue the game of FILE.ginlog where it stopped.")
+    resume.add_argument("file", metavar="FILE.ginlog")
+    resume.add_argument("--bot", action="store_true", help="let the computer play this side")
+    resume.add_argument("--address", metavar="HOST:PORT", help="guest: the host moved here")
+    resume.add_argument("--port", type=int, help="host: listen on another port")
+    resume.add_argument("-v", "--verbose", action="store_true", help="say more")
+    _connect_option(resume)
+    resume.set_defaults(func=_cmd_resume)
+
+    keys = sub.add_parser("keys", help="your key and fingerprint; paired players",
+                          description="Show your key and fingerprint and the players you "
+                          "paired with; a safety number; forget a player.")  # fmt: skip
+    keys.add_argument("--safety", metavar="PEER",
+                      help="the safety number with a paired player (name or fingerprint)")
+    keys.add_argument("--forget", metavar="PEER",
+                      help="unpin a player (name or fingerprint start): pair again next time")
+    keys.set_defaults(func=_cmd_keys)
+
+    games = sub.add_parser("games", help="list the saved games",
+                           description="The saved games: date, opponent, preset, result, file.")
+    games.add_argument("--log-dir", metavar="DIR", help="another games folder")
+    games.set_defaults(func=_cmd_games)
+
+    selfplay = sub.add_parser("selfplay",
+                              help="two computer players in one process, engine only (fast)")
+    selfplay.add_argument("--preset", default="classic", choices=PRESET_NAMES,
+                          help="rules to play (default: classic)")  # fmt: skip
+    selfplay.add_argument("--set", action="append", metavar="NAME=VALUE",
+                          help="change one rule setting (repeatable)")
+    selfplay.add_argument("--seed", type=int, help="replay a match exactly (default: random)")
+    selfplay.add_argument("-v", "--verbose", action="store_true", help="show every showdown")
+    selfplay.set_defaults(func=_cmd_selfplay)
 
     rules = sub.add_parser("rules", help="list the presets, or show one preset's settings")
-    rules.add_argument("preset", nargs="?", choices=list(PRESETS))
+    rules.add_argument("preset", nargs="?", choices=PRESET_NAMES)
     rules.set_defaults(func=_cmd_rules)
     return ap
 
@@ -105,9 +678,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         return int(args.func(args))
+    except UsageError as exc:
+        ap.exit(2, f"ginp2p {args.command}: error: {exc}\n")
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    return 0
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ import nacl.signing
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ginp2p import audit, shuffle
-from ginp2p.engine import DrawStock
+from ginp2p.engine import DrawStock, PassUpcard
 from ginp2p.fakelink import FakeLink, Faults, Side, make_pair
 from ginp2p.log import sign_entry
 from ginp2p.rules import RuleSet, get_preset
@@ -136,17 +136,16 @@ def bench_draw_protocol(rules: RuleSet, k: int, reps: int) -> tuple[float, float
     samples = []
     for _ in range(reps):
         link, host, guest = dealt_sides(rules, k)
-        # play until a player may draw from the stock, then time one draw
+        # pass the upcard until a player may draw from the stock, then time one draw
         while True:
-            for side in (host, guest):
-                if side.proto.my_turn and DrawStock() in side.proto.legal_actions():
-                    break
-            else:
-                link.play_one()
-                while link.deliver_one():
-                    pass
-                continue
-            break
+            side = next(s for s in (host, guest) if s.proto.my_turn)
+            legal = side.proto.legal_actions()
+            if DrawStock() in legal:
+                break
+            pass_upcard = next(a for a in legal if isinstance(a, PassUpcard))
+            link.handle(side.proto.me, side.proto.act(pass_upcard))
+            while link.deliver_one():
+                pass
         ref = timed(reference_pass)
         t0 = time.perf_counter()
         link.handle(side.proto.me, side.proto.act(DrawStock()))

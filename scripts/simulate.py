@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """Computer players against each other: whole matches through the engine.
 
-Prints matches and hands won by each side, the average points per hand, and the
-speed in hands per second. Seats alternate between matches so neither side
-keeps the first deal. Example::
+Prints, for each side, matches won, hands won / lost / void (no winner: the
+stock ran low, or a tie that scores nothing), the hands-won percentage over all
+hands and over decided hands (won + lost), the average points per hand, and the
+speed in hands per second; a progress indicator goes to stderr. Seats alternate
+between matches so neither side keeps the first deal. Example::
 
     python scripts/simulate.py --preset classic --games 200 --opponent random
     python scripts/simulate.py --preset classic --hands 2000 --opponent greedy
@@ -23,15 +25,21 @@ from ginp2p.rules import PRESETS, get_preset
 from ginp2p.selfplay import make_player, play_match
 
 
-def _progress(done: int, total: int, started: float, what: str) -> None:
-    if not sys.stderr.isatty():
-        return
-    width = 30
-    filled = width * done // max(total, 1)
+def _progress(done: int, total: int, started: float, what: str, last: list[int]) -> None:
+    """A bar redrawn in place on a terminal; otherwise a line every tenth of the run."""
     rate = done / max(time.perf_counter() - started, 1e-9)
-    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what} "
-                     f"({rate:.1f}/s) ")  # fmt: skip
-    sys.stderr.flush()
+    if sys.stderr.isatty():
+        width = 30
+        filled = width * min(done, total) // max(total, 1)
+        sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} {what} "
+                         f"({rate:.1f}/s) ")  # fmt: skip
+        sys.stderr.flush()
+        return
+    tenth = 10 * min(done, total) // max(total, 1)
+    if tenth > last[0]:
+        last[0] = tenth
+        sys.stderr.write(f"progress: {done}/{total} {what} ({rate:.1f}/s)\n")
+        sys.stderr.flush()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
     stats = {"matches": [0, 0], "hands": [0, 0], "points": [0, 0], "hands_total": 0,
              "unfinished": 0}  # fmt: skip
     started = time.perf_counter()
+    last = [0]
     n = 0
     total = args.hands or args.games
     while (args.hands and stats["hands_total"] < args.hands) or (not args.hands and n < args.games):
@@ -81,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             total,
             started,
             "hands" if args.hands else "matches",
+            last,
         )
     elapsed = time.perf_counter() - started
     if sys.stderr.isatty():
@@ -88,6 +98,7 @@ def main(argv: list[str] | None = None) -> int:
 
     hands = stats["hands_total"]
     decided = sum(stats["hands"])
+    void = hands - decided
     names = (f"{args.player} (side A)", f"{args.opponent} (side B)")
     print(
         f"preset {rules.name}: {n} matches, {hands} hands, seeds {args.seed}..{args.seed + n - 1}"
@@ -95,10 +106,13 @@ def main(argv: list[str] | None = None) -> int:
     for side in (0, 1):
         mw = stats["matches"][side]
         hw = stats["hands"][side]
+        hl = stats["hands"][1 - side]
         print(f"  {names[side]:<20} matches won {mw:>6} ({100 * mw / max(n, 1):5.1f}%)   "
-              f"hands won {hw:>6} ({100 * hw / max(decided, 1):5.1f}% of {decided} decided, "
-              f"{100 * hw / max(hands, 1):5.1f}% of all)   "
+              f"hands won {hw:>6} / lost {hl:>6} / void {void:>4}   "
+              f"won {100 * hw / max(hands, 1):5.1f}% of all {hands} hands, "
+              f"{100 * hw / max(decided, 1):5.1f}% of {decided} decided   "
               f"points/hand {stats['points'][side] / max(hands, 1):+.2f}")  # fmt: skip
+    print("  (void: hands nobody won, e.g. the stock ran low; decided = won + lost)")
     if stats["unfinished"]:
         print(f"  unfinished matches (hand cap reached): {stats['unfinished']}")
     print(f"speed: {hands / elapsed:.1f} hands/s, {n / elapsed:.2f} matches/s ({elapsed:.1f} s)")

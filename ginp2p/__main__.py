@@ -1,0 +1,7 @@
+"""``python -m ginp2p``: the same as the ``ginp2p`` command."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

@@ -1,0 +1,1555 @@
+"""One player's game over the network: a :class:`~ginp2p.protocol.PeerProtocol` driven
+by asyncio, with real files and a real transport (:mod:`ginp2p.net`).
+
+The protocol decides everything; this module carries out its outputs *in order*
+(``Save`` → ``LogFile.append`` with fsync before anything after it, ``SaveSeeds`` and
+``SaveAnswer`` → the secrets file, ``Send`` → the endpoint), feeds it the peer's
+entries and the clock, resyncs on every (re)connect (``have``, then the missing tail
+one entry per message), and asks a player — the bot or a person at a line prompt —
+for moves. A peer killed at any moment restarts from its three files and rejoins the
+game where it was (``ginp2p resume FILE``).
+
+Files of one game, side by side in the games folder:
+
+``NAME.ginlog``   every entry, sent or received (docs/log.md §7); its lock makes the
+                  game one process's.
+``NAME.secrets``  this player's seeds and answered challenges (docs/log.md §8).
+``NAME.peer``     the sidecar (:class:`PeerFile`): JSON with what the files cannot
+                  say — this player's role, the opponent's key, where to connect or
+                  listen, and the host's rules and parameters.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from . import __version__, engine
+from .discovery import key_from_text, key_to_text
+from .engine import Action, HandEnd, HandState
+from .events import LocalProtocolError
+from .log import (
+    GUEST,
+    HOST,
+    FileLocked,
+    Identity,
+    LogError,
+    LogFile,
+    SecretsFile,
+    secrets_path,
+)
+from .match import MatchEnd
+from .net import (
+    NET_VERSION,
+    BadFrame,
+    ByeFrame,
+    EntryFrame,
+    GuestEndpoint,
+    HaveFrame,
+    HostEndpoint,
+    LinkDown,
+    LinkUp,
+    NetError,
+    NetEvent,
+    PairFrame,
+    Received,
+    Rejected,
+    curve_key,
+)
+from .protocol import (
+    Dropped,
+    Output,
+    PeerProtocol,
+    Refolded,
+    Refused,
+    Save,
+    SaveAnswer,
+    SaveSeeds,
+    Send,
+    Waiting,
+)
+from .rules import RuleSet
+from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved
+
+__all__ = [
+    "Act",
+    "BotPlayer",
+    "ChatCmd",
+    "ClaimCmd",
+    "CommandError",
+    "GameInfo",
+    "GameSetup",
+    "JoinError",
+    "LinePlayer",
+    "PeerFile",
+    "QuitCmd",
+    "ResignCmd",
+    "RulesCmd",
+    "RulesOffered",
+    "Session",
+    "SessionResult",
+    "admit_guest",
+    "data_dir",
+    "describe_action",
+    "describe_rules",
+    "games_dir",
+    "list_games",
+    "new_game_path",
+    "open_game",
+    "pair_with_host",
+    "parse_command",
+    "peer_path",
+    "run_game",
+]
+
+PEER_FORMAT = "ginp2p-peer/1"
+#: Test-only: make the process SIGKILL itself at a chosen point (``seeds:H`` right
+#: after the seeds of hand H are on disk, before the commit that depends on them is
+#: sent; ``send:N`` right before our N-th entry goes out, after it is saved).
+CRASH_ENV = "GINP2P_CRASH_AT"
+CRASH_CODE = 86
+
+
+# ------------------------------------------------------------------------ files
+
+
+def data_dir() -> Path:
+    """Where games are kept: $GINP2P_HOME, else the platform's user data directory."""
+    if env := os.environ.get("GINP2P_HOME"):
+        return Path(env)
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Application Support" / "ginp2p"
+    if os.name == "nt" and (local := os.environ.get("LOCALAPPDATA")):
+        return Path(local) / "ginp2p"
+    xdg = os.environ.get("XDG_DATA_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "ginp2p"
+
+
+def games_dir() -> Path:
+    return data_dir() / "games"
+
+
+def peer_path(log_path: str | os.PathLike[str]) -> Path:
+    """``NAME.peer`` beside ``NAME.ginlog``."""
+    return Path(log_path).with_suffix(".peer")
+
+
+def new_game_path(directory: Path, role: str) -> Path:
+    """A fresh ``YYYYMMDD-HHMMSS-ROLE[-N].ginlog`` in ``directory`` (created)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{role}"
+    for n in range(1, 1000):
+        path = directory / (f"{stem}.ginlog" if n == 1 else f"{stem}-{n}.ginlog")
+        if not path.exists() and not peer_path(path).exists():
+            return path
+    raise FileExistsError(f"no free game file name in {directory}")
+
+
+@dataclass
+class PeerFile:
+    """The sidecar ``NAME.peer``: what a restart needs besides the log and the secrets.
+
+    JSON object, ``format`` = "ginp2p-peer/1"; keys as the fields below. Keys are
+    Ed25519 public keys as 52 lowercase base32 letters. The host's ``host``/``port``
+    are where it listens (``port`` the one really bound); the guest's, where it
+    connects. ``rules`` is every setting (RuleSet.to_dict) and only matters to the host
+    until its hello is written; a guest's ``rules`` are the ones it insists on, if any.
+    """
+
+    role: str  # "host" or "guest"
+    name: str
+    player: str = "human"  # "human" or "bot": what `ginp2p resume` continues with
+    peer_key: str | None = None  # the opponent's key (a guest always has the host's)
+    host: str = "0.0.0.0"
+    port: int = 0
+    rules: dict[str, Any] | None = None
+    k: int = 20
+    claim_timeout: int = 120
+    created: str = ""
+    computer_game: str | None = None  # `ginp2p play`: the computer player's own game file
+    version: str = __version__
+    format: str = PEER_FORMAT
+
+    @property
+    def me(self) -> int:
+        return HOST if self.role == "host" else GUEST
+
+    @property
+    def peer_public_key(self) -> bytes | None:
+        return key_from_text(self.peer_key) if self.peer_key else None
+
+    def ruleset(self) -> RuleSet | None:
+        return RuleSet.from_dict(dict(self.rules)) if self.rules is not None else None
+
+    def save(self, path: Path) -> None:
+        """Atomically (write, fsync, rename): a crash leaves the old or the new file."""
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        data = json.dumps(asdict(self), indent=1, sort_keys=True).encode() + b"\n"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            os.write(fd, data)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+
+    @classmethod
+    def load(cls, path: Path) -> PeerFile:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ValueError(f"{path} is missing: it says how to rejoin the game") from None
+        except (OSError, ValueError) as exc:
+            raise ValueError(f"{path} is unreadable: {exc}") from None
+        if not isinstance(data, dict) or data.get("format") != PEER_FORMAT:
+            raise ValueError(f"{path} is not a {PEER_FORMAT} file")
+        known = set(cls.__dataclass_fields__)
+        try:
+            return cls(**{k: v for k, v in data.items() if k in known})
+        except TypeError as exc:
+            raise ValueError(f"{path}: {exc}") from None
+
+
+# ------------------------------------------------------------------------ commands
+
+
+@dataclass(frozen=True, slots=True)
+class Act:
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class ResignCmd:
+    reason: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimCmd:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class ChatCmd:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class QuitCmd:
+    """Leave without resigning: the game stays saved and can be resumed."""
+
+
+@dataclass(frozen=True, slots=True)
+class RulesCmd:
+    """The guest's answer to the host's rules."""
+
+    accept: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RulesOffered:
+    """For the player: the host's rules wait for this guest's yes or no."""
+
+    rules: RuleSet
+
+
+Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | RulesCmd
+
+
+class CommandError(ValueError):
+    """A line a person typed that is no command now; the message says why, in one line."""
+
+
+HELP = """\
+commands (cards as 7h, th, 10h, qs, jk):
+  stock | pile             draw from the stock / take the top of the discard pile
+  take | pass              take or pass the first upcard (pass: also at the wall)
+  discard CARD             discard a card                      (also: d CARD)
+  knock CARD               knock, discarding CARD (the best melds are laid out)
+  knock                    knock instead of drawing (rumino)
+  gin CARD | gin           go gin discarding CARD / big gin with all eleven cards
+  rumino CARD              declare rumino, discarding CARD
+  show                     lay out the proposed melds and layoffs at the showdown
+  look                     show the table again
+  say TEXT                 a chat line to the other player
+  claim                    the other player stopped answering: claim the match
+  resign                   give up the match
+  quit                     leave now; the game is saved (ginp2p resume FILE)
+  help                     this list"""
+
+_HINTS = {
+    "draw_stock": "stock", "draw_discard": "pile", "take_upcard": "take",
+    "pass_upcard": "pass", "wall_pass": "pass", "discard": "discard CARD",
+    "knock": "knock CARD", "gin": "gin CARD", "big_gin": "gin", "wall_knock": "knock CARD",
+    "show": "show", "declare_rumino": "rumino CARD",
+}  # fmt: skip
+
+
+def _hint(legal: list[Action]) -> str:
+    seen: list[str] = []
+    for a in legal:
+        h = _HINTS[a.kind]
+        if a.kind == "knock" and getattr(a, "discard", 0) is None:
+            h = "knock"
+        if h not in seen:
+            seen.append(h)
+    return " | ".join(seen)
+
+
+def _find_card(view: HandState, me: int, text: str) -> Any:
+    from .cards import CardParseError, parse_card
+
+    try:
+        want = parse_card(text)
+    except CardParseError as exc:
+        raise CommandError(str(exc)) from None
+    exact = "#" in text
+    cards = [c for c in view.cards(me) if c is not None]
+    for c in cards:
+        if c == want or (not exact and c.rank == want.rank and c.suit == want.suit):
+            return c
+    raise CommandError(f"{want.pretty()} is not in your hand")
+
+
+def parse_command(text: str, proto: PeerProtocol) -> Command | str:
+    """A typed line → a command, or "help"/"look"; CommandError says what is wrong.
+
+    Pure: reads the protocol's view and legal moves, changes nothing. The protocol
+    checks the move again when it is played.
+    """
+    words = text.strip().split()
+    if not words:
+        raise CommandError("type a command (help lists them)")
+    verb, args = words[0].lower(), words[1:]
+    if verb in ("help", "?", "h"):
+        return "help"
+    if verb in ("look", "table", "hand", "l"):
+        return "look"
+    if verb in ("quit", "exit", "q"):
+        return QuitCmd()
+    if verb == "resign":
+        return ResignCmd(" ".join(args))
+    if verb == "claim":
+        return ClaimCmd()
+    if verb in ("say", "chat"):
+        if not args:
+            raise CommandError("say what? (say TEXT)")
+        return ChatCmd(text.strip().split(None, 1)[1])
+    moves = {"stock", "draw", "s", "pile", "p", "take", "pass", "discard", "d", "knock",
+             "gin", "rumino", "show"}  # fmt: skip
+    if verb not in moves:
+        raise CommandError(f"unknown command {verb!r} (help lists them)")
+    if not proto.my_turn:
+        owed = proto.table.owes(proto.opponent)
+        raise CommandError(
+            f"not your move: waiting for {owed.what}" if owed else "not your move now"
+        )
+    view = proto.view()
+    assert view is not None
+    legal = engine.legal_actions(view)
+    me = proto.me
+    card = _find_card(view, me, args[0]) if args else None
+
+    def pick(pred: Callable[[Action], bool], why: str) -> Act:
+        for a in legal:
+            if pred(a):
+                return Act(a)
+        raise CommandError(f"{why}; you can: {_hint(legal)}")
+
+    if verb in ("stock", "draw", "s"):
+        return pick(lambda a: a.kind == "draw_stock", "you cannot draw from the stock now")
+    if verb in ("pile", "p"):
+        return pick(lambda a: a.kind == "draw_discard", "you cannot take from the pile now")
+    if verb == "take":
+        return pick(lambda a: a.kind == "take_upcard", "there is no upcard to take now")
+    if verb == "pass":
+        return pick(lambda a: a.kind in ("pass_upcard", "wall_pass"), "you cannot pass now")
+    if verb == "show":
+        return pick(lambda a: a.kind == "show", "there is nothing to show now")
+    if verb in ("discard", "d"):
+        if card is None:
+            raise CommandError("discard which card? (discard 7h)")
+        return pick(lambda a: a.kind == "discard" and a.card == card,  # type: ignore[union-attr]
+                    f"you cannot discard {card.pretty()} now")  # fmt: skip
+    if verb == "knock":
+        if card is None:
+            return pick(lambda a: a.kind == "knock" and a.discard is None,  # type: ignore[union-attr]
+                        "knock with which discard? (knock 7h)")  # fmt: skip
+        return pick(
+            lambda a: a.kind in ("knock", "wall_knock") and a.discard == card,  # type: ignore[union-attr]
+            f"you cannot knock discarding {card.pretty()} (too much deadwood, or not now)",
+        )
+    if verb == "gin":
+        if card is None:
+            return pick(lambda a: a.kind == "big_gin", "gin with which discard? (gin 7h)")
+        return pick(lambda a: a.kind == "gin" and a.discard == card,  # type: ignore[union-attr]
+                    f"discarding {card.pretty()} does not leave a gin hand")  # fmt: skip
+    if card is None:
+        raise CommandError("rumino with which discard? (rumino 7h)")
+    return pick(lambda a: a.kind == "declare_rumino" and a.discard == card,  # type: ignore[union-attr]
+                f"discarding {card.pretty()} does not leave a rumino")  # fmt: skip
+
+
+# ------------------------------------------------------------------------ telling people
+
+
+def _cards(cards: Any) -> str:
+    return " ".join(c.pretty() for c in cards if c is not None) or "-"
+
+
+def describe_action(action: Action, who: str, card: Any = None) -> str:
+    k = action.kind
+    shown = f" {card.pretty()}" if card is not None else ""
+    if k == "draw_stock":
+        return f"{who} drew{shown} from the stock"
+    if k == "draw_discard":
+        return f"{who} took{shown} from the pile"
+    if k == "take_upcard":
+        return f"{who} took the upcard{shown}"
+    if k in ("pass_upcard", "wall_pass"):
+        return f"{who} passed"
+    if k == "discard":
+        return f"{who} discarded {action.card.pretty()}"  # type: ignore[union-attr]
+    if k == "show":
+        return f"{who} showed {len(action.melds)} melds"  # type: ignore[union-attr]
+    discard = getattr(action, "discard", None)
+    verb = {"knock": "knocked", "gin": "went gin", "big_gin": "went big gin",
+            "wall_knock": "knocked at the wall", "declare_rumino": "declared rumino",
+            "resign": "resigned"}.get(k, k)  # fmt: skip
+    return f"{who} {verb}" + (f", discarding {discard.pretty()}" if discard is not None else "")
+
+
+# ------------------------------------------------------------------------ players
+
+
+class Player(Protocol):
+    """Who makes this side's moves. The session calls ``next_command`` after every
+    change (a bot answers at once), ``event`` for what happened, and runs ``run`` as a
+    task for the whole game (a person's input)."""
+
+    verbose: bool
+
+    def next_command(self, session: Session) -> Command | None: ...
+
+    def event(self, session: Session, what: Any) -> None: ...
+
+    async def run(self, session: Session) -> None: ...
+
+
+class BotPlayer:
+    """The computer player: plays when it is its turn, claims once it may."""
+
+    def __init__(self, verbose: bool = False) -> None:
+        self.verbose = verbose
+
+    def next_command(self, session: Session) -> Command | None:
+        from . import bot
+
+        p = session.proto
+        if session.finishing:
+            return None
+        if p.my_turn:
+            view = p.view()
+            if view is not None:
+                return Act(bot.choose(view, p.me))
+        if session.may_claim():
+            return ClaimCmd()
+        return None
+
+    def event(self, session: Session, what: Any) -> None:
+        text = session.describe(what, terse=not self.verbose)
+        if text:
+            session.say(text)
+
+    async def run(self, session: Session) -> None:
+        return None
+
+
+class LinePlayer:
+    """A person at a plain line prompt (prompt_toolkit when on a terminal)."""
+
+    def __init__(self, verbose: bool = True, stdin: Any = None) -> None:
+        self.verbose = verbose
+        self.stdin = stdin
+        self._shown: Any = None
+        self._claim_told = False
+
+    def next_command(self, session: Session) -> Command | None:
+        p = session.proto
+        turn = (p.table.placed_count, p.my_turn) if p.my_turn else None
+        if turn is not None and turn != self._shown:
+            self._shown = turn
+            self.look(session)
+        claimable = session.may_claim()
+        if claimable and not self._claim_told:
+            session.say(f"{session.opponent_name} has not answered for {p.table.claim_timeout} s: "
+                        "type `claim` to win the match by forfeit")  # fmt: skip
+        self._claim_told = claimable
+        return None
+
+    def event(self, session: Session, what: Any) -> None:
+        if isinstance(what, RulesOffered):
+            session.say(f"the host's rules: {describe_rules(what.rules)}")
+            session.say("play by these rules? type yes or no")
+            return
+        text = session.describe(what, terse=False)
+        if text:
+            session.say(text)
+
+    def look(self, session: Session) -> None:
+        from . import melds
+
+        p = session.proto
+        view = p.view()
+        m = p.table.match
+        if view is None or m is None:
+            session.say(session.status())
+            return
+        names = session.names
+        me = p.me
+        mine = [c for c in view.cards(me) if c is not None]
+        pile = view.pile_cards()
+        top = pile[-1].pretty() if pile and pile[-1] is not None else "-"
+        session.say(
+            f"hand {m.hand_no} · {names[me]} {m.scores[me]}, {names[1 - me]} {m.scores[1 - me]}"
+            f" · stock {view.stock_left} · pile {top} ({len(pile)})"
+        )
+        try:
+            dead = f"  (deadwood {melds.min_deadwood(mine, view.rules)})"
+        except Exception:
+            dead = ""
+        session.say(f"your cards: {_cards(sorted(mine, key=lambda c: (c.suit or 0, c.rank)))}"
+                    + dead)  # fmt: skip
+        if p.my_turn:
+            session.say(f"your move: {_hint(p.legal_actions())}")
+
+    async def run(self, session: Session) -> None:
+        stdin = self.stdin or sys.stdin
+        if stdin is sys.stdin and stdin.isatty():
+            await self._run_prompt(session)
+        else:
+            await self._run_lines(session, stdin)
+
+    async def _run_prompt(self, session: Session) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.patch_stdout import patch_stdout
+
+        ps: PromptSession[str] = PromptSession()
+        with patch_stdout():
+            while True:
+                try:
+                    line = await ps.prompt_async("ginp2p> ")
+                except (EOFError, KeyboardInterrupt):
+                    session.submit(QuitCmd())
+                    return
+                self._line(session, line)
+
+    async def _run_lines(self, session: Session, stdin: Any) -> None:
+        """Lines from a pipe: a daemon thread reads (it never blocks the exit)."""
+        loop = asyncio.get_running_loop()
+        lines: asyncio.Queue[str | None] = asyncio.Queue()
+
+        def reader() -> None:
+            for line in stdin:
+                loop.call_soon_threadsafe(lines.put_nowait, line)
+            loop.call_soon_threadsafe(lines.put_nowait, None)
+
+        threading.Thread(target=reader, daemon=True, name="ginp2p-stdin").start()
+        while (line := await lines.get()) is not None:
+            self._line(session, line)
+        session.submit(QuitCmd())
+
+    def _line(self, session: Session, line: str) -> None:
+        if not line.strip():
+            return
+        if session.rules_pending is not None:
+            answer = line.strip().lower()
+            if answer in ("yes", "y", "no", "n"):
+                session.submit(RulesCmd(answer.startswith("y")))
+            else:
+                session.say("? type yes to play by the host's rules, or no to leave")
+            return
+        try:
+            cmd = parse_command(line, session.proto)
+        except CommandError as exc:
+            session.say(f"? {exc}")
+            return
+        except Exception as exc:  # never a crash on typed input
+            session.say(f"? cannot do that now ({type(exc).__name__}: {exc})")
+            return
+        if cmd == "help":
+            session.say(HELP)
+        elif cmd == "look":
+            self.look(session)
+        else:
+            session.submit(cmd)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------------ the session
+
+
+@dataclass
+class SessionResult:
+    code: int  # the process exit code: 0 over or left, 1 an error
+    status: str  # "over", "quit" or "error"
+    message: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class _Tick:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class _Poke:
+    pass
+
+
+def _die() -> None:
+    """The test hook's kill -9 (os._exit where there is no SIGKILL)."""
+    sigkill = getattr(signal, "SIGKILL", None)
+    if sigkill is not None:
+        os.kill(os.getpid(), sigkill)
+    os._exit(CRASH_CODE)
+
+
+def _crash_point() -> tuple[str, int] | None:
+    spec = os.environ.get(CRASH_ENV, "")
+    what, _, n = spec.partition(":")
+    return (what, int(n)) if what and n.isdigit() else None
+
+
+@dataclass
+class _Stats:
+    frames_in: int = 0
+    bad_frames: int = 0
+    dropped_entries: int = 0
+    rejected: int = 0
+    resyncs: int = 0
+    reconnects: int = 0
+    seen: list[Any] = field(default_factory=list)
+
+
+class Session:
+    """Drives one PeerProtocol over one endpoint until the match is over.
+
+    One task (the actor) takes items off a queue — network events, clock ticks, the
+    player's commands — and handles each to completion, so the protocol's outputs are
+    carried out strictly in order. Sends never block (a message that cannot go now is
+    recovered by the next resync).
+    """
+
+    def __init__(
+        self,
+        proto: PeerProtocol,
+        endpoint: HostEndpoint | GuestEndpoint,
+        player: Player,
+        logfile: LogFile,
+        secrets: SecretsFile,
+        *,
+        out: Callable[[str], None] | None = None,
+        linger: float = 5.0,
+        resync_after: float = 2.0,
+        connect_timeout: float | None = None,
+        net_version: int = NET_VERSION,
+        game_path: Path | None = None,
+        on_peer_key: Callable[[bytes], None] | None = None,
+        on_pair: Callable[[PairFrame, bytes], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        tick: float = 0.2,
+        expect_rules: RuleSet | None = None,
+        accept_rules: bool = True,
+        parent_pid: int | None = None,
+    ) -> None:
+        self.proto = proto
+        self.endpoint = endpoint
+        self.player = player
+        self.logfile = logfile
+        self.secrets = secrets
+        self._out = out or (lambda text: print(text, flush=True))
+        self.linger = linger
+        self.resync_after = resync_after
+        self.connect_timeout = connect_timeout
+        self.net_version = net_version
+        self.game_path = game_path
+        self.on_peer_key = on_peer_key
+        self.on_pair = on_pair
+        self.clock = clock
+        self.tick_s = tick
+        self.queue: asyncio.Queue[Any] = asyncio.Queue()
+        self.result: SessionResult | None = None
+        self.link_up = False
+        self.waiting: Waiting | None = None
+        self.peer_have: tuple[int, int] | None = None
+        self.finishing: float | None = None
+        self.stats = _Stats()
+        self._started = 0.0
+        self._last_heard = 0.0
+        self._last_have = 0.0
+        self._peer_key_known = proto.log.key(proto.opponent) is not None
+        self._crash = _crash_point()
+        self._own_sends = 0
+        self._handshake_failures = 0
+        self._told_unpinned: set[bytes] = set()
+        self._bot_errors = 0
+        self.expect_rules = expect_rules
+        self.rules_ok = accept_rules
+        self.rules_pending: RuleSet | None = None
+        self._rules_asked = False
+        self.parent_pid = parent_pid
+
+    # -- the host's rules (guest) ------------------------------------------------------
+    def accept_rules_cb(self, rules: RuleSet) -> bool:
+        """PeerProtocol's ``accept_rules``: yes if accepted; else the rules wait for the
+        player (``rules_pending``) and the protocol holds the guest's hello back."""
+        if self.expect_rules is not None and rules != self.expect_rules:
+            self._rules_declined = True
+            return False
+        if self.rules_ok:
+            if not self._rules_told:
+                self._rules_told = True
+                self.say(f"the host's rules: {describe_rules(rules)}")
+            return True
+        self.rules_pending = rules
+        return False
+
+    _rules_declined = False
+    _rules_told = False
+
+    async def _decide_rules(self, accept: bool) -> None:
+        p = self.proto
+        if self.rules_pending is None:
+            return
+        rules, self.rules_pending = self.rules_pending, None
+        if not accept:
+            await self._send(ByeFrame("the guest declined the rules"))
+            self._end(1, "error", f"you declined the host's rules ({rules.name}); nothing "
+                                  "was played")  # fmt: skip
+            return
+        self.rules_ok = True
+        p.refused = None
+        await self._carry(p.start(self.now()))
+
+    # -- for players and the UI ---------------------------------------------------------
+    @property
+    def names(self) -> tuple[str, str]:
+        n = self.proto.table.names
+        me = self.proto.me
+        out = [n[0] or "host", n[1] or "guest"]
+        if not isinstance(self.player, BotPlayer):
+            out[me] = "you"
+        return out[0], out[1]
+
+    @property
+    def opponent_name(self) -> str:
+        return self.proto.table.names[self.proto.opponent] or ("host", "guest")[self.proto.opponent]
+
+    def now(self) -> float:
+        return self.clock()
+
+    def say(self, text: str) -> None:
+        self._out(text)
+
+    def submit(self, cmd: Command) -> None:
+        """A command from the player (any task, same loop)."""
+        self.queue.put_nowait(cmd)
+
+    def may_claim(self) -> bool:
+        """The opponent owes an entry past the claim timeout (and the game exists)."""
+        p = self.proto
+        return (p.log.game is not None and self.finishing is None
+                and p.claimable(self.now()) is not None)  # fmt: skip
+
+    def status(self) -> str:
+        """One line for a UI: whom we wait for, and whether the link is up."""
+        who = self.opponent_name
+        if self.finishing is not None:
+            return "the match is over"
+        if not self.link_up:
+            return f"waiting for {who} (reconnecting…)" if self.stats.reconnects else \
+                f"waiting for {who} to connect…"
+        if self.waiting is not None and self.proto.table.owes(self.proto.opponent) is not None:
+            return f"waiting for {who}: {self.waiting.what}"
+        return "your move" if self.proto.my_turn else "working…"
+
+    def describe(self, what: Any, terse: bool) -> str | None:
+        names = self.names
+        p = self.proto
+        if isinstance(what, HandScored):
+            r = what.result
+            line = f"hand {what.hand}: "
+            if r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT):
+                who = names[r.knocker] if r.knocker is not None else "nobody"
+                line += f"{who} {'went gin' if r.gin else 'knocked'}"
+                if r.undercut and r.knocker is not None:
+                    line += f", undercut by {names[1 - r.knocker]}"
+            else:
+                line += r.end.value.replace("_", " ")
+            if r.scored:
+                gainer = 0 if r.points[0] else 1
+                line += f"; {names[gainer]} {'score' if names[gainer] == 'you' else 'scores'} " \
+                        f"{r.points[gainer]}"
+            s = what.scores
+            return f"{line}  [{names[0]} {s[0]}, {names[1]} {s[1]}]"
+        if isinstance(what, MatchOver):
+            return self._match_line(what)
+        if isinstance(what, CheatDetected):
+            where = f"; the evidence is in {self.game_path}" if self.game_path else ""
+            return "CHEAT: " + what.cheat.describe(self.proto.table.names) + where
+        if isinstance(what, Chatted):
+            return None if what.player == p.me else f"{names[what.player]}: {what.text}"
+        if isinstance(what, Waiting):
+            return None if terse else f"waiting for {self.opponent_name}: {what.what}"
+        if terse:
+            return None
+        if isinstance(what, HandDealt):
+            dealer = names[what.dealer]
+            up = what.upcard.pretty() if what.upcard is not None else "?"
+            deals = "deal" if what.dealer == p.me else "deals"
+            return f"hand {what.hand}: {dealer} {deals}; your cards {_cards(what.cards or ())}; " \
+                   f"upcard {up}"
+        if isinstance(what, Moved):
+            return describe_action(what.action, names[what.player], what.card)
+        if isinstance(what, Refolded):
+            return None
+        return None
+
+    def _match_line(self, what: MatchOver) -> str:
+        names = self.names
+        if what.winner is None:
+            return f"the match is over ({what.end})"
+        loser = names[1 - what.winner]
+        why = {
+            MatchEnd.CLAIM: f"{loser} stopped answering and forfeit{'s' if loser != 'you' else ''}"
+                            " the match (claim)",
+            MatchEnd.RESIGN: f"{loser} resigned",
+            MatchEnd.CHEAT: f"{loser} cheated and forfeit{'s' if loser != 'you' else ''} "
+                            "the match",
+        }.get(what.end, str(what.end))
+        won = "win" if names[what.winner] == "you" else "wins"
+        totals = f"; totals {names[0]} {what.totals[0]}, {names[1]} {what.totals[1]}" \
+            if what.totals else ""
+        return f"MATCH OVER: {names[what.winner]} {won} ({why}){totals}"
+
+    # -- running -------------------------------------------------------------------------
+    async def run(self) -> SessionResult:
+        """Play until the match is over (both logs equal, or the linger ran out), the
+        player quits, or a fatal error (refused, version mismatch, host unreachable)."""
+        self._started = self._last_heard = self.now()
+        tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
+                 asyncio.ensure_future(self.player.run(self))]  # fmt: skip
+        try:
+            await self._carry(self.proto.start(self.now()))
+            await self._after()
+            while self.result is None:
+                item = await self.queue.get()
+                await self._process(item)
+                if self.result is None:
+                    await self._after()
+        finally:
+            for t in tasks:
+                t.cancel()
+            for t in tasks:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
+        return self.result
+
+    async def _pump(self) -> None:
+        while True:
+            self.queue.put_nowait(await self.endpoint.recv())
+
+    async def _ticker(self) -> None:
+        while True:
+            await asyncio.sleep(self.tick_s)
+            self.queue.put_nowait(_Tick())
+
+    async def _process(self, item: Any) -> None:
+        if isinstance(item, _Tick):
+            await self._on_tick()
+        elif isinstance(item, _Poke):
+            pass
+        elif isinstance(item, (Received, LinkUp, LinkDown, Rejected, BadFrame)):
+            await self._on_net(item)
+        else:
+            await self._on_command(item)
+
+    async def _after(self) -> None:
+        """After every item: note a newly known opponent key, finish, let the player act."""
+        p = self.proto
+        if not self._peer_key_known and (key := p.log.key(p.opponent)) is not None:
+            self._peer_key_known = True
+            if self.on_peer_key is not None:
+                self.on_peer_key(key)
+        if p.refused is not None and self.rules_pending is not None and not self._rules_declined:
+            if not self._rules_asked:
+                self._rules_asked = True
+                self.player.event(self, RulesOffered(self.rules_pending))
+            return
+        if p.refused is not None:
+            await self._send(ByeFrame(f"refused: {p.refused}"[:200]))
+            self._end(1, "error", f"stopped: {p.refused}")
+            return
+        await self._check_done()
+        if self.result is not None:
+            return
+        try:
+            cmd = self.player.next_command(self)
+        except Exception as exc:  # a bug in a player must not lose the game
+            self._end(1, "error", f"the player failed: {type(exc).__name__}: {exc}")
+            return
+        if cmd is not None:
+            await self._on_command(cmd)
+            self.queue.put_nowait(_Poke())
+
+    def _end(self, code: int, status: str, message: str) -> None:
+        if self.result is None:
+            self.result = SessionResult(code, status, message)
+
+    # -- outputs, in order ---------------------------------------------------------------
+    async def _carry(self, outputs: list[Output]) -> None:
+        for o in outputs:
+            if isinstance(o, Save):
+                self.logfile.append(o.entry)
+            elif isinstance(o, SaveSeeds):
+                self.secrets.put_seeds(o.hand, o.perm_seed, o.key_seed)
+                if self._crash == ("seeds", o.hand):
+                    _die()
+            elif isinstance(o, SaveAnswer):
+                self.secrets.record_answer(o.hand, o.step, o.challenge)
+            elif isinstance(o, Send):
+                self._own_sends += 1
+                if self._crash == ("send", self._own_sends):
+                    _die()
+                await self._send(EntryFrame(o.entry.wire))
+            elif isinstance(o, Waiting):
+                self.waiting = o
+                self.player.event(self, o)
+            elif isinstance(o, Dropped):
+                self.stats.dropped_entries += 1
+            elif isinstance(o, Refused):
+                self.say(f"refused: {o.reason}")
+            else:
+                self.stats.seen.append(o)
+                self.player.event(self, o)
+
+    async def _send(self, frame: Any) -> bool:
+        try:
+            return await self.endpoint.send(frame)
+        except Exception as exc:  # a send that fails is a lost message: resync recovers
+            self.say(f"(send failed: {exc})")
+            return False
+
+    async def _send_have(self, reply: bool) -> None:
+        h, g = self.proto.have()
+        self._last_have = self.now()
+        await self._send(HaveFrame(self.net_version, h, g, reply))
+
+    # -- the clock -----------------------------------------------------------------------
+    async def _on_tick(self) -> None:
+        now = self.now()
+        if self.parent_pid is not None and os.getppid() != self.parent_pid:
+            self._end(0, "quit", "the program that started this player is gone; the game is "
+                                 f"saved: ginp2p resume {self.game_path or 'FILE'}")  # fmt: skip
+            return
+        await self._carry(self.proto.tick(now))
+        ep = self.endpoint
+        late = self.connect_timeout is not None and now - self._started > self.connect_timeout
+        if isinstance(ep, GuestEndpoint) and late and not ep.ever_connected:
+            self._end(1, "error",
+                      f"no answer from the host at {ep.host}:{ep.port} within "
+                      f"{self.connect_timeout:g} s: is it running, is the address right, and "
+                      "is the port open in its firewall?")  # fmt: skip
+            return
+        if not self.link_up:
+            return
+        quiet = now - max(self._last_heard, self._last_have)
+        if self.finishing is not None:
+            if now - self._last_have >= 0.5:
+                await self._send_have(reply=True)
+        elif self.proto.table.owes(self.proto.opponent) is not None and quiet > self.resync_after:
+            self.stats.resyncs += 1
+            await self._send_have(reply=True)
+
+    # -- the network ---------------------------------------------------------------------
+    async def _on_net(self, ev: NetEvent) -> None:
+        if isinstance(ev, Received):
+            self.stats.frames_in += 1
+            self._last_heard = self.now()
+            await self._on_frame(ev.frame, ev.peer)
+        elif isinstance(ev, LinkUp):
+            if not self.link_up:
+                self.link_up = True
+                self.say(f"connected to {self._peer_label()}")
+            if isinstance(self.endpoint, GuestEndpoint):
+                await self._send_have(reply=True)
+        elif isinstance(ev, LinkDown):
+            if self.link_up:
+                self.link_up = False
+                self.stats.reconnects += 1
+                if self.finishing is None:
+                    self.say(f"lost the connection: waiting for {self.opponent_name} "
+                             "(reconnecting…)")  # fmt: skip
+        elif isinstance(ev, Rejected):
+            self.stats.rejected += 1
+            if isinstance(self.endpoint, HostEndpoint):
+                who = f" from key {fingerprint_curve(ev.peer)}…" if ev.peer else ""
+                self.say(f"refused a connection{who}: {ev.reason}")
+                return
+            first = not self.endpoint.ever_connected
+            self._handshake_failures += 1
+            if ev.auth or (first and self._handshake_failures >= 2):
+                self._end(1, "error", f"cannot join: {ev.reason}")
+        elif isinstance(ev, BadFrame):
+            self.stats.bad_frames += 1
+            if ev.peer is not None and ev.peer not in self._told_unpinned:
+                self._told_unpinned.add(ev.peer)
+                self.say(f"ignored a message from {fingerprint_curve(ev.peer)}…: {ev.reason}")
+
+    def _peer_label(self) -> str:
+        names = self.proto.table.names
+        return names[self.proto.opponent] or ("the host" if self.proto.me == GUEST else "the guest")
+
+    async def _on_frame(self, frame: Any, peer: bytes) -> None:
+        if isinstance(frame, EntryFrame):
+            await self._carry(self.proto.receive(frame.wire, self.now()))
+        elif isinstance(frame, HaveFrame):
+            if frame.version != self.net_version:
+                await self._send_have(reply=False)  # so the other side can say it too
+                await self._send(ByeFrame(f"peer protocol version {self.net_version} here"))
+                self._end(1, "error",
+                          f"version mismatch: the other player's ginp2p speaks peer protocol "
+                          f"version {frame.version}, this one (ginp2p {__version__}) speaks "
+                          f"version {self.net_version}; both need the same version")  # fmt: skip
+                return
+            self.peer_have = (frame.seq_host, frame.seq_guest)
+            for wire in self.proto.missing(self.peer_have):
+                await self._send(EntryFrame(wire))
+            if frame.reply:
+                await self._send_have(reply=False)
+        elif isinstance(frame, ByeFrame):
+            if (self.proto.me == GUEST and self.proto.have()[HOST] == 0
+                    and not self.proto.finished):  # fmt: skip
+                self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
+                                      f"{frame.reason or 'no reason given'}")  # fmt: skip
+            elif self.finishing is None:
+                self.say(f"{self.opponent_name} left ({frame.reason or 'no reason given'}); "
+                         "the game is saved on both sides")  # fmt: skip
+        elif isinstance(frame, PairFrame) and self.on_pair is not None:
+            self.on_pair(frame, peer)
+
+    # -- commands -----------------------------------------------------------------------
+    async def _on_command(self, cmd: Command) -> None:
+        p = self.proto
+        try:
+            if isinstance(cmd, Act):
+                await self._carry(p.act(cmd.action))
+            elif isinstance(cmd, ClaimCmd):
+                if not self.may_claim():
+                    owed = p.table.owes(p.opponent)
+                    self.say("nothing to claim: " + (
+                        f"{self.opponent_name} owes {owed.what}, not yet for "
+                        f"{p.table.claim_timeout} s" if owed else "you are not waiting"))
+                    return
+                await self._carry(p.claim(self.now()))
+            elif isinstance(cmd, ResignCmd):
+                await self._carry(p.resign(cmd.reason))
+            elif isinstance(cmd, ChatCmd):
+                await self._carry(p.chat(cmd.text))
+            elif isinstance(cmd, RulesCmd):
+                await self._decide_rules(cmd.accept)
+            elif isinstance(cmd, QuitCmd):
+                await self._send(ByeFrame("left for now; the game can be resumed"))
+                self._end(0, "quit", f"left the game; resume it with: ginp2p resume "
+                                     f"{self.game_path or 'FILE'}")  # fmt: skip
+        except (engine.IllegalAction, engine.HiddenCard, LocalProtocolError, LogError) as exc:
+            if isinstance(self.player, BotPlayer):
+                self._bot_errors += 1
+                if self._bot_errors > 3:
+                    self._end(1, "error", f"the bot's move was refused: {exc}")
+                    return
+            self.say(f"? {exc}")
+
+    # -- the end ----------------------------------------------------------------------------
+    async def _check_done(self) -> None:
+        p = self.proto
+        if not p.finished:
+            return
+        now = self.now()
+        if self.finishing is None:
+            self.finishing = now
+            await self._send_have(reply=True)
+        confirmed = self.peer_have == p.have()
+        if confirmed or now - self.finishing > self.linger:
+            await self._send(ByeFrame("the match is over"))
+            m = p.table.match
+            end = m.end if m is not None else None
+            note = "" if confirmed else " (could not confirm the other player has every entry)"
+            self._end(0, "over", f"the match is over ({end}){note}")
+
+
+# ------------------------------------------------------------------------ before the game
+
+
+class JoinError(Exception):
+    """The game could not start (unreachable, refused, wrong code); nothing was saved."""
+
+
+def describe_rules(rules: RuleSet) -> str:
+    """One line: the preset and every setting that differs from it."""
+    from .rules import PRESETS
+
+    line = f"{rules.name}, game to {rules.game_target}"
+    base = PRESETS.get(rules.name)
+    if base is not None:
+        ours, theirs = rules.to_dict(), base.to_dict()
+        changed = [f"{k}={v}" for k, v in ours.items() if theirs.get(k) != v and k != "name"]
+        if changed:
+            line += f" (changed from the preset: {', '.join(changed)})"
+    return line
+
+
+async def ask_line(question: str) -> str | None:
+    """One line from the person at this terminal (None at end of input)."""
+    if sys.stdin is not None and sys.stdin.isatty():
+        from prompt_toolkit import PromptSession
+
+        try:
+            ps: PromptSession[str] = PromptSession()
+            return await ps.prompt_async(question)
+        except (EOFError, KeyboardInterrupt):
+            return None
+    print(question, end="", flush=True)
+    line = await asyncio.to_thread(sys.stdin.readline) if sys.stdin is not None else ""
+    return line.rstrip("\n") if line else None
+
+
+async def _next_event(endpoint: HostEndpoint | GuestEndpoint, timeout: float | None) -> NetEvent:
+    try:
+        return await asyncio.wait_for(endpoint.recv(), timeout)
+    except TimeoutError:
+        raise TimeoutError from None
+
+
+async def admit_guest(
+    endpoint: HostEndpoint,
+    identity: Identity,
+    gate: Any,
+    say: Callable[[str], None],
+    known: dict[bytes, bytes],
+) -> bytes:
+    """The host, before the game: wait for a pinned guest (its first ``have``) or a
+    guest that pairs with the code. Returns the guest's Ed25519 key. Every frame but
+    ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair);
+    after a failed pairing every connection is dropped. Raises JoinError when the
+    code has had its attempts."""
+    from . import peers
+    from .pairing import PairingError, PairingRefused
+
+    attempts: dict[bytes, Any] = {}
+    told: set[bytes] = set()
+    while True:
+        ev = await endpoint.recv()
+        if isinstance(ev, Received) and isinstance(ev.frame, PairFrame):
+            peer = ev.peer
+            hp = attempts.get(peer)
+            try:
+                if hp is None:
+                    hp = attempts[peer] = gate.begin(peer)
+                reply = hp.receive(ev.frame.payload)
+            except PairingRefused as exc:
+                attempts.pop(peer, None)
+                await endpoint.send(ByeFrame(f"pairing refused: {exc}"), to=peer)
+                await endpoint.drop_connections()
+                raise JoinError(f"pairing refused: {exc}") from None
+            except PairingError as exc:
+                attempts.pop(peer, None)
+                say(f"a guest failed to pair: {exc}")
+                await endpoint.send(ByeFrame(f"pairing failed: {exc}"[:200]), to=peer)
+                await asyncio.sleep(0.05)  # let the bye go before the connection is cut
+                await endpoint.drop_connections()
+                if gate.refused is not None:
+                    raise JoinError(f"{gate.refused}: start hosting again for a new code") from None
+                say(f"{gate.attempts_left} pairing attempts left with this code")
+                continue
+            if reply is not None:
+                await endpoint.send(PairFrame(reply), to=peer)
+                continue
+            guest = hp.peer_key
+            assert guest is not None
+            peers.pin(guest, "")
+            endpoint.pin(peer)
+            known[peer] = guest
+            say(f"paired with a guest, key fingerprint {fingerprint(guest)}; "
+                "next time no code is needed")  # fmt: skip
+            continue  # its first `have` makes it the guest
+        if isinstance(ev, Received) and ev.peer in endpoint.pinned and ev.peer in known:
+            endpoint.events.put_nowait(ev)  # the session answers this `have`
+            if endpoint.connected:
+                endpoint.events.put_nowait(LinkUp(ev.peer))
+            return known[ev.peer]
+        if isinstance(ev, BadFrame) and ev.peer is not None:
+            if ev.peer not in told:
+                told.add(ev.peer)
+                say(f"a guest with an unknown key ({fingerprint_curve(ev.peer)}) did not pair: "
+                    "it was told to use the pairing code")  # fmt: skip
+                await endpoint.send(ByeFrame(
+                    "this host does not know your key: pair with the host's code "
+                    "(--pair-code CODE)"), to=ev.peer)  # fmt: skip
+        elif isinstance(ev, Rejected):
+            say(f"refused a connection: {ev.reason}")
+
+
+def fingerprint_curve(curve: bytes) -> str:
+    from .log import fingerprint as fp
+
+    return "curve " + fp(curve)[:9]
+
+
+def fingerprint(key: bytes) -> str:
+    from .log import fingerprint as fp
+
+    return fp(key)
+
+
+async def pair_with_host(
+    endpoint: GuestEndpoint,
+    identity: Identity,
+    host_key: bytes,
+    code: str | None,
+    say: Callable[[str], None],
+    timeout: float | None,
+) -> None:
+    """The guest, before the game: wait for the encrypted link, then pair with ``code``
+    (if given). On success the host's key is pinned. Raises JoinError, having pinned
+    nothing, if the host is unreachable, refuses us, or the code is wrong."""
+    from . import peers
+    from .pairing import GuestPairing, PairingError
+
+    loop = asyncio.get_running_loop()
+    deadline = None if timeout is None else loop.time() + timeout
+    gp = None
+    if code is not None:
+        gp = GuestPairing(code, identity.public_key, host_key=host_key,
+                          curve_key=curve_key(host_key))  # fmt: skip
+    failures = 0
+    while True:
+        left = None if deadline is None else max(0.0, deadline - loop.time())
+        try:
+            ev = await _next_event(endpoint, left)
+        except TimeoutError:
+            if not endpoint.ever_connected:
+                raise JoinError(
+                    f"no answer from the host at {endpoint.host}:{endpoint.port} within "
+                    f"{timeout:g} s: is it running, is the address right, and is the port open "
+                    "in its firewall?") from None  # fmt: skip
+            raise JoinError("the host did not answer the pairing request in time") from None
+        if isinstance(ev, LinkUp):
+            if gp is None:
+                endpoint.events.put_nowait(ev)  # a pinned host: straight to the game
+                return
+            await endpoint.send(PairFrame(gp.start()))
+        elif isinstance(ev, Rejected):
+            failures += 1
+            if ev.auth:
+                raise JoinError(
+                    "the host refused this player's key: it does not know you (pair with its "
+                    "code: --pair-code CODE) or it is no longer pairing")  # fmt: skip
+            if failures >= 2:
+                raise JoinError(f"cannot join: {ev.reason}")
+        elif isinstance(ev, Received) and isinstance(ev.frame, ByeFrame):
+            raise JoinError(f"the host closed the connection: {ev.frame.reason}")
+        elif isinstance(ev, Received) and isinstance(ev.frame, PairFrame) and gp is not None:
+            try:
+                last = gp.receive(ev.frame.payload)
+            except PairingError as exc:
+                if exc.reply is not None:
+                    await endpoint.send(PairFrame(exc.reply))
+                    await asyncio.sleep(0.05)
+                raise JoinError(str(exc)) from None
+            if last is not None:
+                await endpoint.send(PairFrame(last))
+            peers.pin(host_key, "")
+            say(f"paired with the host, key fingerprint {fingerprint(host_key)}; "
+                "next time no code is needed")  # fmt: skip
+            if endpoint.connected:
+                endpoint.events.put_nowait(LinkUp(endpoint.server_key))
+            return
+
+
+# ------------------------------------------------------------------------ one game
+
+
+@dataclass
+class GameSetup:
+    """What the CLI hands over for a new game or a resumed one."""
+
+    side: PeerFile
+    path: Path  # the .ginlog (created once the guest is admitted)
+    player: str = "human"
+    verbose: bool = False
+    connect_timeout: float | None = 20.0
+    linger: float = 5.0
+    expect_rules: RuleSet | None = None  # guest: refuse other rules
+    accept_rules: bool = False  # guest: accept the host's rules without asking
+    pair_code: str | None = None  # host: the code to show; guest: the code typed
+    advertise: bool = True  # host: announce the game on the LAN (mDNS)
+    mdns_interface: str | None = None  # mDNS on this address only (default: all)
+    on_listening: Callable[[int, str, str], None] | None = None  # host: (port, join, code)
+    parent_pid: int | None = None  # leave (saved) when this process is gone
+    out: Callable[[str], None] | None = None
+
+
+def _lan_address(bind: str) -> str:
+    """What to put in the join string: the bound address, or this machine's LAN one."""
+    if bind not in ("0.0.0.0", "::", "*", ""):
+        return bind
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("10.254.254.254", 1))  # no packet is sent: it only picks a route
+        return str(s.getsockname()[0])
+    return socket.gethostname()
+
+
+def open_game(path: Path) -> tuple[LogFile, SecretsFile]:
+    """Open (creating) a game's log and secrets, locked; a clear error if in use."""
+    try:
+        logfile = LogFile.open(path)
+    except FileLocked:
+        raise RuntimeError(f"{path} is open in another ginp2p process") from None
+    try:
+        secrets = SecretsFile.open(secrets_path(path))
+    except BaseException:
+        logfile.close()
+        raise
+    return logfile, secrets
+
+
+async def _advertise(setup: GameSetup, port: int, identity: Identity,
+                     say: Callable[[str], None]) -> Any:  # fmt: skip
+    """Announce the game on the LAN; a failure is only a warning (the join string works)."""
+    try:
+        from .discovery import Advertisement
+
+        bind = setup.side.host
+        iface = setup.mdns_interface
+        addresses = [iface] if iface else ([bind] if bind not in ("0.0.0.0", "", "*") else None)
+        kwargs: dict[str, Any] = {"addresses": addresses}
+        if iface:
+            kwargs["interfaces"] = [iface]
+        ad = Advertisement(setup.side.name, port, identity.public_key, **kwargs)
+        await ad.start()
+        return ad
+    except Exception as exc:
+        say(f"(not announced on the LAN: {exc}; the join string works)")
+        return None
+
+
+async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False) -> int:
+    """Set up the endpoint, admit or pair, the files and the protocol; play; return the
+    exit code. Before the guest is admitted nothing is written, so an error (port in
+    use, host unreachable, wrong code, version mismatch) leaves nothing behind."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import peers
+    from .discovery import format_join
+    from .pairing import PairingGate
+
+    side, path = setup.side, setup.path
+    say = setup.out or (lambda text: print(text, flush=True))
+    peer_key = side.peer_public_key
+    if peer_key is None and side.role == "guest":
+        say("error: the guest needs the host's key (a join string HOST:PORT/KEY)")
+        return 1
+    logfile: LogFile | None = None
+    secrets: SecretsFile | None = None
+    try:  # a resumed game is locked before its port is taken again
+        if resume:
+            logfile, secrets = open_game(path)
+    except Exception as exc:
+        say(f"error: {exc}")
+        return 1
+    known: dict[bytes, bytes] = {}  # CURVE key -> Ed25519 key of admitted guests
+    endpoint: HostEndpoint | GuestEndpoint
+    try:
+        if side.role == "host":
+            if peer_key is not None:
+                known = {curve_key(peer_key): peer_key}
+            else:
+                known = {curve_key(p.key): p.key for p in peers.all()}
+            endpoint = HostEndpoint(
+                identity.curve_public_key, identity.curve_secret_key, bind=side.host,
+                port=side.port, pinned=known, pairing=peer_key is None,
+            )  # fmt: skip
+        else:
+            assert peer_key is not None
+            endpoint = GuestEndpoint(identity.curve_public_key, identity.curve_secret_key,
+                                     curve_key(peer_key), side.host, side.port)  # fmt: skip
+    except Exception as exc:
+        say(f"error: {exc}")
+        for f in (logfile, secrets):
+            if f is not None:
+                f.close()
+        return 1
+    executor: ThreadPoolExecutor | None = None
+    ad: Any = None
+    try:
+        if isinstance(endpoint, HostEndpoint):
+            port = await endpoint.start()
+            side.port = port
+            join = format_join(_lan_address(side.host), port, identity.public_key)
+            say(f"hosting on port {port}; join string: ginp2p join {join}")
+            if peer_key is None:
+                gate = PairingGate(identity.public_key, code=setup.pair_code)
+                say(f"pairing code: {gate.code}  (a guest you paired with before needs none)")
+                if setup.advertise:
+                    ad = await _advertise(setup, port, identity, say)
+                if setup.on_listening is not None:
+                    setup.on_listening(port, join, gate.code)
+                peer_key = await admit_guest(endpoint, identity, gate, say, known)
+                side.peer_key = key_to_text(peer_key)
+                endpoint.pinned = {curve_key(peer_key)}
+                endpoint.pairing = False
+            elif setup.on_listening is not None:
+                setup.on_listening(port, join, "")
+        else:
+            say(f"joining {side.host}:{side.port}")
+            await endpoint.start()
+            code = setup.pair_code
+            if not resume and code is None and not peers.is_pinned(peer_key):
+                if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
+                    code = await ask_line("first game with this host: its pairing code? ")
+                if not code:
+                    raise JoinError("first game with this host: give its pairing code "
+                                    "(--pair-code CODE, shown on the host's screen)")  # fmt: skip
+            if code is not None:
+                from .pairing import canonical_code
+
+                try:
+                    canonical_code(code)
+                except ValueError as exc:
+                    raise JoinError(str(exc)) from None
+            await pair_with_host(endpoint, identity, peer_key, code, say,
+                                 setup.connect_timeout)  # fmt: skip
+        if ad is not None:
+            await ad.close()
+            ad = None
+        if logfile is None:
+            logfile, secrets = open_game(path)
+    except (NetError, JoinError, RuntimeError, OSError) as exc:
+        say(f"error: {exc}")
+        for f in (logfile, secrets):
+            if f is not None:
+                f.close()
+        if ad is not None:
+            await ad.close()
+        await endpoint.close()
+        return 1
+    assert logfile is not None and secrets is not None
+    sidecar = peer_path(path)
+    empty = False
+    try:
+        executor = ThreadPoolExecutor(2)
+        side.save(sidecar)
+        say(f"game file: {path}")
+        proto = PeerProtocol(
+            side.me, identity.signing_key, os.urandom, name=side.name,
+            rules=side.ruleset() if side.role == "host" else None, k=side.k,
+            claim_timeout=side.claim_timeout, peer_key=peer_key,
+            executor=executor, records=logfile.records, seeds=secrets.all_seeds(),
+            answered=secrets.all_answered(),
+        )  # fmt: skip
+        if resume:
+            say(f"resumed from {len(logfile.records)} stored entries")
+
+        player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
+                          else LinePlayer())  # fmt: skip
+        session = Session(
+            proto, endpoint, player, logfile, secrets, out=say, linger=setup.linger,
+            connect_timeout=setup.connect_timeout if side.role == "guest" else None,
+            game_path=path, expect_rules=setup.expect_rules,
+            accept_rules=setup.accept_rules or setup.player == "bot",
+            parent_pid=setup.parent_pid,
+        )  # fmt: skip
+        proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
+        result = await session.run()
+        name = proto.table.names[proto.opponent]
+        if name and peer_key is not None and peers.is_pinned(peer_key):
+            with contextlib.suppress(Exception):
+                peers.pin(peer_key, name)  # the name it was paired under: its own
+        if result.status == "error" and not resume and not logfile.records:
+            say(f"error: {result.message}")
+            empty = True  # nothing was played: no files left behind
+        elif result.status == "error":
+            say(f"error: {result.message}")
+            say(f"the game is saved; continue it with: ginp2p resume {path}")
+        else:
+            say(result.message)
+        return result.code
+    finally:
+        await endpoint.close()
+        logfile.close()
+        secrets.close()
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
+        if empty:
+            for f in (path, secrets_path(path), sidecar):
+                with contextlib.suppress(OSError):
+                    f.unlink()
+
+
+# ------------------------------------------------------------------------ the games folder
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    path: Path
+    date: str
+    role: str
+    opponent: str
+    preset: str
+    result: str
+
+
+def list_games(directory: Path) -> list[GameInfo]:
+    """Every game in ``directory`` (newest first): date, opponent, preset, result.
+
+    Each log is read through the audit (read-only, no lock): a few tens of ms a game.
+    """
+    from .audit import audit
+
+    out: list[GameInfo] = []
+    for path in sorted(directory.glob("*.ginlog"), reverse=True):
+        try:
+            side: PeerFile | None = PeerFile.load(peer_path(path))
+        except ValueError:
+            side = None
+        me = side.me if side is not None else HOST
+        opponent, preset, result = "?", "?", "not started"
+        try:
+            r = audit(path)
+            opponent = r.names[1 - me] or "?"
+            preset = r.preset or "?"
+            if r.scores is not None:
+                mine, theirs = r.scores[me], r.scores[1 - me]
+                if r.end is not None and r.winner is not None:
+                    result = f"{'won' if r.winner == me else 'lost'} {mine}-{theirs} ({r.end})"
+                else:
+                    result = f"unfinished, {mine}-{theirs}"
+            if r.verdict.value not in ("clean", "incomplete"):
+                result += f" [audit: {r.verdict.value}]"
+        except Exception as exc:
+            result = f"unreadable ({type(exc).__name__})"
+        date = side.created if side is not None and side.created else time.strftime(
+            "%Y-%m-%dT%H:%M:%S", time.localtime(path.stat().st_mtime))  # fmt: skip
+        role = side.role if side is not None else "?"
+        out.append(GameInfo(path, date, role, opponent, preset, result))
+    return out

@@ -1,0 +1,195 @@
+"""The ``ginp2p`` command: the one-command game, help, and clear errors that leave
+nothing behind. Real processes, each with its own temporary GINP2P_HOME."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ginp2p import cli
+from ginp2p.discovery import key_to_text
+from ginp2p.log import load_or_create_identity
+
+from .test_session_support import CODE, SHORT, Peer, assert_same_and_clean, host
+
+COMMANDS = ["play", "host", "join", "bot", "resume", "keys", "games", "selfplay", "rules"]
+
+
+@pytest.mark.parametrize("command", [None, *COMMANDS])
+def test_help(command: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stop:
+        cli.main([command, "--help"] if command else ["--help"])
+    assert stop.value.code == 0
+    text = capsys.readouterr().out
+    assert text.startswith("usage: ginp2p")
+    if command in ("host", "join", "bot"):
+        assert "--pair-code" in text and "--name" in text and "--log-dir" in text
+
+
+def test_help_does_not_import_the_network() -> None:
+    code = ("import sys; from ginp2p import cli\n"
+            "try: cli.main(['--help'])\nexcept SystemExit: pass\n"
+            "heavy = [m for m in ('zmq', 'zeroconf', 'nacl', 'prompt_toolkit', 'ginp2p.engine')"
+            " if m in sys.modules]\nprint('HEAVY', heavy)")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=60).stdout  # fmt: skip
+    assert "HEAVY []" in out, out
+
+
+def _run(home: Path, *args: str, stdin: int | None = subprocess.DEVNULL,
+         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    full = dict(os.environ, GINP2P_HOME=str(home), **(env or {}))
+    full.pop("GINP2P_CRASH_AT", None)
+    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
+                          text=True, timeout=180, stdin=stdin, env=full)  # fmt: skip
+
+
+def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) -> None:
+    r = _run(tmp_path, "play", *SHORT, "--linger", "3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "two computer players play a match over the network protocol" in r.stdout
+    assert "MATCH OVER" in r.stdout
+    ours = sorted((tmp_path / "games").glob("*.ginlog"))
+    theirs = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
+    assert len(ours) == 1 and len(theirs) == 1
+    assert_same_and_clean(ours[0], theirs[0])
+    # the computer player has its own identity under the config dir, paired with ours
+    mine = load_or_create_identity(tmp_path).public_key
+    computer = load_or_create_identity(tmp_path / "computer").public_key
+    assert mine != computer
+    assert key_to_text(mine) in (tmp_path / "computer" / "peers.json").read_text()
+    listed = _run(tmp_path, "games")
+    assert listed.returncode == 0
+    assert re.search(r"Computer 2\s+classic\s+(won|lost) \d+-\d+ \(target\)", listed.stdout), \
+        listed.stdout
+
+
+def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
+    import pexpect  # a test dependency: this test drives a real terminal
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path))
+    env.pop("GINP2P_CRASH_AT", None)
+    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", *SHORT, "--linger", "3"],
+                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    moves = 0
+    try:
+        while moves < 300:
+            i = child.expect([r"your move: ([^\r\n]*)", r"MATCH OVER[^\r\n]*"])
+            if i == 1:
+                break
+            hint = child.match.group(1)
+            cards = re.findall(r"your cards: ([^\r\n(]*)", child.before)
+            first = cards[-1].split()[0] if cards else "?"
+            if "stock" in hint:
+                line = "stock"
+            elif "pass" in hint:
+                line = "pass"
+            elif "show" in hint:
+                line = "show"
+            else:
+                line = f"discard {first}"
+            child.sendline(line)
+            moves += 1
+        assert i == 1, "the match did not end"
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    assert moves > 0
+    games = sorted((tmp_path / "games").glob("*.ginlog"))
+    assert len(games) == 1
+    theirs = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
+    assert_same_and_clean(games[0], theirs[0])
+
+
+def test_port_in_use_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = _run(tmp_path, "bot", "--host", "--bind", "127.0.0.1", "--port", str(port),
+                 "--no-advertise")  # fmt: skip
+    assert r.returncode == 1
+    assert f"port {port} on 127.0.0.1 is in use" in r.stdout
+    assert not list(tmp_path.glob("games/*"))
+
+
+def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]  # bound, never listening: nobody answers
+        key = key_to_text(load_or_create_identity(tmp_path / "other").public_key)
+        r = _run(tmp_path / "g", "bot", "--join", f"127.0.0.1:{port}/{key}", "--pair-code", CODE,
+                 "--connect-timeout", "2")  # fmt: skip
+    assert r.returncode == 1
+    assert "no answer from the host at 127.0.0.1" in r.stdout
+    assert not list((tmp_path / "g").glob("games/*"))
+    assert not (tmp_path / "g" / "peers.json").exists()
+
+
+def test_a_bad_code_or_address_is_a_usage_error(tmp_path: Path) -> None:
+    r = _run(tmp_path, "bot", "--join", "127.0.0.1:5/abc", "--pair-code", CODE)
+    assert r.returncode == 2 and "bad key after '/'" in r.stderr
+    r = _run(tmp_path, "bot", "--host", "--pair-code", "7-notaword-anchor")
+    assert r.returncode == 2 and "unknown word 'notaword'" in r.stderr
+
+
+VERSION_99 = (
+    "import sys, ginp2p.net as n; n.NET_VERSION = 99\n"
+    "from ginp2p.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_a_version_mismatch_is_reported_on_both_sides(tmp_path: Path) -> None:
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "g"))
+    r = subprocess.run([sys.executable, "-c", VERSION_99, "bot", "--join", join, "--pair-code",
+                        CODE], capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+    assert r.returncode == 1, r.stdout
+    assert "version mismatch" in r.stdout and "both need the same version" in r.stdout
+    h.wait_for("version mismatch")
+    assert h.wait() == 1
+
+
+def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
+    from ginp2p import peers
+
+    other = load_or_create_identity(tmp_path / "other").public_key
+    peers.pin(other, "Olga", home=tmp_path)
+    r = _run(tmp_path, "keys")
+    assert r.returncode == 0 and "Olga" in r.stdout and "your fingerprint:" in r.stdout
+    r = _run(tmp_path, "keys", "--safety", "olga")
+    mine = load_or_create_identity(tmp_path).public_key
+    assert peers.safety_number(mine, other) in r.stdout
+    r = _run(tmp_path, "keys", "--forget", "Olga")
+    assert r.returncode == 0 and "forgot Olga" in r.stdout
+    assert not peers.is_pinned(other, home=tmp_path)
+    r = _run(tmp_path, "keys", "--forget", "Olga")
+    assert r.returncode == 2 and "no pinned peer" in r.stderr
+
+
+def test_selfplay_still_works(tmp_path: Path) -> None:
+    r = _run(tmp_path, "selfplay", "--seed", "3", *SHORT)
+    assert r.returncode == 0 and "wins the match" in r.stdout
+
+
+def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
+    """A human guest who types `quit` mid-game: saved; `resume --bot` finishes it."""
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    g = Peer(tmp_path / "g", ["join", join, "--pair-code", CODE, "--yes", "--linger", "3"],
+             name="person")  # fmt: skip
+    # stdin is /dev/null: end of input means quit; the game stays saved
+    assert g.wait() == 0, g.output
+    assert "resume it with: ginp2p resume" in g.output
+    path = g.game_file()
+    r = Peer(tmp_path / "g", ["resume", str(path), "--bot", "--linger", "3"], name="resumed")
+    assert r.wait() == 0, r.output
+    assert h.wait() == 0, h.output
+    assert_same_and_clean(h.game_file(), path)

@@ -1,0 +1,137 @@
+"""net.py in one process: frames, and the endpoints' admission (CURVE + ZAP)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import msgpack
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from ginp2p.log import load_or_create_identity
+from ginp2p.net import (
+    NET_VERSION,
+    BadFrame,
+    ByeFrame,
+    EntryFrame,
+    FrameError,
+    GuestEndpoint,
+    HaveFrame,
+    HostEndpoint,
+    LinkUp,
+    PairFrame,
+    PortInUse,
+    Received,
+    Rejected,
+    decode_frame,
+    encode_frame,
+)
+
+FRAMES = [
+    EntryFrame(b"\x92\xc4\x01a\xc4\x01b"), HaveFrame(NET_VERSION, 3, 7, True),
+    HaveFrame(NET_VERSION, 0, 0, False), PairFrame(b"x" * 100), ByeFrame("the end"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("frame", FRAMES)
+def test_frames_round_trip(frame: object) -> None:
+    assert decode_frame(encode_frame(frame)) == frame  # type: ignore[arg-type]
+
+
+def test_another_version_decodes_to_its_version_alone() -> None:
+    parts = [msgpack.packb(["have", NET_VERSION + 1, "whatever", None])]
+    assert decode_frame(parts) == HaveFrame(NET_VERSION + 1, 0, 0, False)
+
+
+@pytest.mark.parametrize("parts", [
+    [], [b"\xc1"], [msgpack.packb({"a": 1})], [msgpack.packb(["entry"])],
+    [msgpack.packb(["entry"]), b""], [msgpack.packb(["have", NET_VERSION, -1, 0, False])],
+    [msgpack.packb(["bye", "x" * 201])], [msgpack.packb(["nope"])],
+    [msgpack.packb(["pair"]), b"a", b"b"],
+])  # fmt: skip
+def test_bad_frames_raise_frame_error(parts: list[bytes]) -> None:
+    with pytest.raises(FrameError):
+        decode_frame(parts)
+
+
+@given(st.lists(st.binary(max_size=300), max_size=4))
+def test_any_bytes_decode_or_raise_frame_error(parts: list[bytes]) -> None:
+    with contextlib.suppress(FrameError):
+        decode_frame(parts)
+
+
+async def _next(ep: HostEndpoint | GuestEndpoint, kind: type, timeout: float = 20) -> object:
+    async def find() -> object:
+        while True:
+            ev = await ep.recv()
+            if isinstance(ev, kind):
+                return ev
+
+    return await asyncio.wait_for(find(), timeout)
+
+
+def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    h, g, x = (load_or_create_identity(tmp_path / n) for n in "hgx")
+
+    async def main() -> None:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pinned=[g.curve_public_key])  # fmt: skip
+        port = await host.start()
+        friend = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                               "127.0.0.1", port)  # fmt: skip
+        stranger = GuestEndpoint(x.curve_public_key, x.curve_secret_key, h.curve_public_key,
+                                 "127.0.0.1", port)  # fmt: skip
+        try:
+            await friend.start()
+            await _next(friend, LinkUp)
+            await friend.send(HaveFrame(NET_VERSION, 0, 0, True))
+            got = await _next(host, Received)
+            assert got == Received(HaveFrame(NET_VERSION, 0, 0, True), g.curve_public_key)
+            await stranger.start()
+            refused = await _next(stranger, Rejected)
+            assert refused.auth  # type: ignore[attr-defined]
+            # while pairing, an unknown key connects but only its `pair` frames pass
+            host.pairing = True
+            await stranger.close()
+            stranger = GuestEndpoint(x.curve_public_key, x.curve_secret_key,
+                                     h.curve_public_key, "127.0.0.1", port)  # fmt: skip
+            await stranger.start()
+            await _next(stranger, LinkUp)
+            await stranger.send(EntryFrame(b"sneaky"))
+            bad = await _next(host, BadFrame)
+            assert bad.peer == x.curve_public_key  # type: ignore[attr-defined]
+            await stranger.send(PairFrame(b"hello"))
+            got = await _next(host, Received)
+            assert got == Received(PairFrame(b"hello"), x.curve_public_key)
+            # a failed pairing drops every connection; the pinned friend comes back
+            await host.drop_connections()
+            await _next(friend, LinkUp)  # it reconnected by itself
+            for _ in range(200):  # a send into the dying connection may be lost: resend
+                await friend.send(HaveFrame(NET_VERSION, 1, 1, False))
+                with contextlib.suppress(TimeoutError):
+                    got = await _next(host, Received, timeout=0.1)
+                    break
+            assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
+        finally:
+            for ep in (friend, stranger, host):
+                await ep.close()
+
+    asyncio.run(main())
+
+
+def test_a_port_in_use_is_port_in_use(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    h = load_or_create_identity(tmp_path)
+
+    async def main() -> None:
+        a = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1")
+        port = await a.start()
+        b = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1", port=port)
+        try:
+            with pytest.raises(PortInUse, match="is in use"):
+                await b.start()
+        finally:
+            await a.close()
+
+    asyncio.run(main())

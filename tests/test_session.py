@@ -1,0 +1,227 @@
+"""Whole matches between two ginp2p processes over ZeroMQ with CURVE on 127.0.0.1:
+pairing, a stranger, kill -9 and resume, a claim, a connection that keeps dropping.
+
+Each peer is a real OS process with its own temporary GINP2P_HOME (see
+test_session_support). Matches are short (game_target=30).
+"""
+
+from __future__ import annotations
+
+import json
+import selectors
+import signal
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from ginp2p.audit import audit
+from ginp2p.discovery import key_to_text
+from ginp2p.log import load_or_create_identity
+
+from .test_session_support import (
+    Peer,
+    assert_same_and_clean,
+    entries,
+    guest,
+    host,
+)
+
+
+def _pins(home: Path) -> list[str]:
+    path = home / "peers.json"
+    if not path.exists():
+        return []
+    return [p["key"] for p in json.loads(path.read_text())["peers"]]
+
+
+def test_two_processes_play_a_whole_match_and_pin_each_other(tmp_path: Path) -> None:
+    h = host(tmp_path / "h")
+    g = guest(tmp_path / "g", h.join_string())
+    assert g.wait() == 0, g.output
+    assert h.wait() == 0, h.output
+    assert "MATCH OVER" in h.output and "MATCH OVER" in g.output
+    assert_same_and_clean(h.game_file(), g.game_file())
+    hkey = key_to_text(load_or_create_identity(tmp_path / "h").public_key)
+    gkey = key_to_text(load_or_create_identity(tmp_path / "g").public_key)
+    assert _pins(tmp_path / "h") == [gkey] and _pins(tmp_path / "g") == [hkey]
+    # the rematch: no code on either side, the pins admit them
+    h2 = host(tmp_path / "h", "--pair-code", "9-zebra-yak", name="host2")
+    g2 = guest(tmp_path / "g", h2.join_string(), name="guest2", code=None)
+    assert g2.wait() == 0, g2.output
+    assert h2.wait() == 0, h2.output
+    assert "paired" not in g2.output
+    assert_same_and_clean(h2.game_file(), g2.game_file())
+
+
+def test_a_wrong_code_fails_clearly_and_pins_nothing(tmp_path: Path) -> None:
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    bad = guest(tmp_path / "bad", join, code="8-tulip-anchor", name="bad")
+    assert bad.wait() == 1
+    assert "wrong pairing code" in bad.output
+    h.wait_for("a guest failed to pair: wrong pairing code")
+    h.wait_for("2 pairing attempts left")
+    assert _pins(tmp_path / "bad") == [] and _pins(tmp_path / "h") == []
+    assert not list((tmp_path / "bad").glob("games/*.ginlog")), "nothing saved on failure"
+    # the host still waits, and the right code still works
+    g = guest(tmp_path / "g", join)
+    assert g.wait() == 0, g.output
+    assert h.wait() == 0, h.output
+    assert_same_and_clean(h.game_file(), g.game_file())
+
+
+def test_a_stranger_gets_nothing_through(tmp_path: Path) -> None:
+    """A key that never paired: while the host pairs, its connection is admitted but
+    every frame but `pair` is dropped and it is told to pair; it starts no game."""
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    stranger_home = tmp_path / "stranger"
+    stranger_home.mkdir()
+    from ginp2p import peers
+    from ginp2p.discovery import parse_join
+
+    peers.pin(parse_join(join)[2], "the host", home=stranger_home)  # it skips pairing
+    s = guest(stranger_home, join, code=None, name="stranger")
+    assert s.wait() == 1, s.output
+    assert "does not know your key" in s.output
+    h.wait_for("did not pair")
+    assert _pins(tmp_path / "h") == []
+    assert not list(stranger_home.glob("games/*.ginlog"))
+    g = guest(tmp_path / "g", join)
+    assert g.wait() == 0, g.output
+    assert h.wait() == 0, h.output
+    assert_same_and_clean(h.game_file(), g.game_file())
+
+
+@pytest.mark.parametrize("point", ["send:14", "seeds:1"])
+def test_kill_9_and_resume(tmp_path: Path, point: str) -> None:
+    """The guest SIGKILLs itself (mid-hand; or right after its seeds are on disk and
+    before its commit left); `ginp2p bot --resume FILE` finishes the match."""
+    h = host(tmp_path / "h")
+    g = guest(tmp_path / "g", h.join_string(), env={"GINP2P_CRASH_AT": point})
+    assert g.wait() == -signal.SIGKILL, g.output
+    path = g.game_file()
+    before = entries(path)
+    assert before, "the guest stored entries before it died"
+    assert "MATCH OVER" not in h.output
+    h.wait_for(r"lost the connection: waiting for Guesto \(reconnecting…\)")
+    r = Peer(tmp_path / "g", ["bot", "--resume", str(path), "--linger", "3"], name="resumed")
+    assert r.wait() == 0, r.output
+    assert f"resumed from {len(before)} stored entries" in r.output
+    assert h.wait() == 0, h.output
+    assert before <= entries(path)
+    assert_same_and_clean(h.game_file(), path)
+
+
+def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None:
+    """The guest freezes mid-hand (SIGSTOP): after the shortened claim timeout the host
+    claims and the match ends as a forfeit. Meanwhile a third key is refused by ZAP."""
+    h = host(tmp_path / "h", "--claim-timeout", "3", "-v")
+    join = h.join_string()
+    g = guest(tmp_path / "g", join, "-v")
+    g.wait_for(r"drew")
+    g.kill(signal.SIGSTOP)
+    try:
+        third = guest(tmp_path / "third", join, "--connect-timeout", "15", name="third")
+        assert third.wait() == 1, third.output
+        assert "refused this player's key" in third.output
+        assert not list((tmp_path / "third").glob("games/*.ginlog"))
+        h.wait_for("refused a connection")
+        assert h.wait() == 0, h.output
+    finally:
+        g.kill(signal.SIGKILL)
+    assert "stopped answering and forfeits the match (claim)" in h.output
+    report = audit(h.game_file())
+    assert report.end == "claim" and report.winner == 0, report.text()
+    assert report.verdict.value == "incomplete", report.text()  # the audit's verdict
+    assert "the claim stands" in report.text()
+
+
+# ------------------------------------------------------------------------ a faulty network
+
+
+class DroppingProxy:
+    """A TCP proxy that cuts every connection each time ``every`` more bytes went
+    through, ``drops`` times; then it forwards faithfully."""
+
+    def __init__(self, target: tuple[str, int], every: int, drops: int) -> None:
+        self.target = target
+        self.every = every
+        self.left = drops
+        self.dropped = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.sel = selectors.DefaultSelector()
+        self.sel.register(self.listener, selectors.EVENT_READ, None)
+        self.pairs: dict[socket.socket, socket.socket] = {}
+        self.count = 0
+        self.stop = False
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _close_all(self) -> None:
+        for s in list(self.pairs):
+            self.sel.unregister(s)
+            s.close()
+        self.pairs.clear()
+
+    def _run(self) -> None:
+        while not self.stop:
+            for key, _ in self.sel.select(0.1):
+                s = key.fileobj
+                if s is self.listener:
+                    client, _ = self.listener.accept()
+                    try:
+                        upstream = socket.create_connection(self.target)
+                    except OSError:
+                        client.close()
+                        continue
+                    self.pairs[client], self.pairs[upstream] = upstream, client
+                    self.sel.register(client, selectors.EVENT_READ, None)
+                    self.sel.register(upstream, selectors.EVENT_READ, None)
+                    continue
+                if s not in self.pairs:
+                    continue
+                try:
+                    data = s.recv(65536)  # type: ignore[union-attr]
+                except OSError:
+                    data = b""
+                if not data:
+                    other = self.pairs.pop(s)  # type: ignore[arg-type]
+                    self.pairs.pop(other, None)
+                    for x in (s, other):
+                        self.sel.unregister(x)
+                        x.close()  # type: ignore[union-attr]
+                    continue
+                self.pairs[s].sendall(data)  # type: ignore[index]
+                self.count += len(data)
+                if self.left and self.count >= self.every:
+                    self.count = 0
+                    self.left -= 1
+                    self.dropped += 1
+                    self._close_all()
+
+    def close(self) -> None:
+        self.stop = True
+        self.thread.join(5)
+        self._close_all()
+        self.listener.close()
+
+
+def test_a_connection_that_keeps_dropping_mid_hand(tmp_path: Path) -> None:
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    hp = int(join.split("/")[0].rsplit(":", 1)[1])
+    key = join.split("/")[1]
+    proxy = DroppingProxy(("127.0.0.1", hp), every=5_000, drops=5)
+    try:
+        g = guest(tmp_path / "g", f"127.0.0.1:{proxy.port}/{key}")
+        assert g.wait() == 0, g.output
+        assert h.wait() == 0, h.output
+    finally:
+        proxy.close()
+    assert proxy.dropped == 5
+    assert g.output.count("lost the connection") >= 3, g.output
+    assert_same_and_clean(h.game_file(), g.game_file())

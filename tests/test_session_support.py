@@ -1,0 +1,134 @@
+"""Helpers for the network tests: ginp2p peers as real OS processes on 127.0.0.1.
+
+Every peer gets its own GINP2P_HOME (a temporary directory: its identity, its pins
+and its games), never the real one. Output goes to a file that the test polls;
+timeouts here only guard against a hang, they never decide a test.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from ginp2p.audit import audit
+from ginp2p.log import read_records
+
+GUARD = 90.0  # seconds: a generous failure guard, never a measurement
+SHORT = ["--set", "game_target=30"]  # one to three hands
+CODE = "7-tulip-anchor"
+
+
+_ALIVE: list[subprocess.Popen[bytes]] = []
+
+
+@atexit.register
+def _no_orphans() -> None:
+    """A test that failed half-way leaves no peer process behind."""
+    for proc in _ALIVE:
+        if proc.poll() is None:
+            proc.kill()
+
+
+class Peer:
+    """One ``python -m ginp2p ...`` process with its own home and output file."""
+
+    def __init__(self, home: Path, args: Sequence[str], *, env: dict[str, str] | None = None,
+                 name: str = "peer", prefix: Sequence[str] = ()) -> None:  # fmt: skip
+        home.mkdir(parents=True, exist_ok=True)
+        self.home = home
+        self.name = name
+        self.out_path = home / f"{name}.{int(time.monotonic() * 1000)}.out"
+        full_env = dict(os.environ, GINP2P_HOME=str(home), PYTHONUNBUFFERED="1")
+        full_env.pop("GINP2P_CRASH_AT", None)
+        full_env.update(env or {})
+        self._out = open(self.out_path, "wb")  # noqa: SIM115 - closed in wait()
+        self.proc = subprocess.Popen(
+            [*prefix, sys.executable, "-m", "ginp2p", *args], env=full_env,
+            stdin=subprocess.DEVNULL, stdout=self._out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        _ALIVE.append(self.proc)
+
+    @property
+    def output(self) -> str:
+        return self.out_path.read_text(errors="replace")
+
+    def wait_for(self, pattern: str, timeout: float = GUARD) -> re.Match[str]:
+        """The first match of ``pattern`` in the output; fails if the process ends or
+        the guard runs out first."""
+        deadline = time.monotonic() + timeout
+        while True:
+            m = re.search(pattern, self.output)
+            if m:
+                return m
+            if self.proc.poll() is not None:
+                m = re.search(pattern, self.output)
+                if m:
+                    return m
+                raise AssertionError(f"{self.name} exited ({self.proc.returncode}) before "
+                                     f"{pattern!r}:\n{self.output}")  # fmt: skip
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{self.name}: no {pattern!r} within {timeout} s:\n"
+                                     f"{self.output}")  # fmt: skip
+            time.sleep(0.05)
+
+    def wait(self, timeout: float = GUARD) -> int:
+        try:
+            code = self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            raise AssertionError(f"{self.name} did not finish:\n{self.output}") from None
+        self._out.close()
+        return code
+
+    def kill(self, sig: int = signal.SIGKILL) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            if sig in (signal.SIGKILL, signal.SIGTERM):
+                self.proc.wait(10)
+        if self.proc.poll() is not None:
+            self._out.close()
+
+    def join_string(self) -> str:
+        return self.wait_for(r"join string: ginp2p join (\S+)").group(1)
+
+    def game_file(self) -> Path:
+        return Path(self.wait_for(r"game file: (\S+\.ginlog)").group(1))
+
+
+def host(home: Path, *extra: str, name: str = "host", env: dict[str, str] | None = None,
+         prefix: Sequence[str] = ()) -> Peer:  # fmt: skip
+    args = ["bot", "--host", "--bind", "127.0.0.1", "--port", "0", "--no-advertise",
+            "--pair-code", CODE, "--name", "Hosta", "--linger", "3", *SHORT, *extra]  # fmt: skip
+    return Peer(home, args, name=name, env=env, prefix=prefix)
+
+
+def guest(home: Path, join: str, *extra: str, name: str = "guest",
+          env: dict[str, str] | None = None, code: str | None = CODE,
+          prefix: Sequence[str] = ()) -> Peer:  # fmt: skip
+    args = ["bot", "--join", join, "--name", "Guesto", "--linger", "3", *extra]
+    if code is not None:
+        args += ["--pair-code", code]
+    return Peer(home, args, name=name, env=env, prefix=prefix)
+
+
+def entries(path: Path) -> set[bytes]:
+    records, torn = read_records(path)
+    assert torn is None, f"{path}: {torn}"
+    return set(records)
+
+
+def assert_same_and_clean(a: Path, b: Path) -> None:
+    """Both logs hold the same entries, and the audit finds nothing wrong in either."""
+    ea, eb = entries(a), entries(b)
+    assert ea == eb, f"{len(ea - eb)} entries only in {a}, {len(eb - ea)} only in {b}"
+    for path in (a, b):
+        report = audit(path)
+        assert report.verdict.value == "clean", report.text()
+        assert report.end is not None and report.winner is not None, report.text()
