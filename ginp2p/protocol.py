@@ -236,8 +236,13 @@ class PeerProtocol:
         self._watch(out)
         return out
 
-    def receive(self, wire: bytes, now: float | None = None) -> list[Output]:
-        """Bytes from the other peer. Never raises on them."""
+    def receive(self, wire: bytes, now: float | None = None, *, auto: bool = True) -> list[Output]:
+        """Bytes from the other peer. Never raises on them.
+
+        With ``auto=False`` the entries this peer then owes automatically (shuffle
+        steps, keys, the next hand's set-up) wait for :meth:`advance`: a caller can
+        show the opponent's move first, since a set-up is tens of milliseconds of proofs.
+        """
         if now is not None:
             self._now = now
         out: list[Output] = []
@@ -251,7 +256,14 @@ class PeerProtocol:
                 out.append(Dropped(added.reason))
         if stored:
             self._refresh(out)
-            self._auto(out)
+        if auto:
+            out += self.advance()
+        return out
+
+    def advance(self) -> list[Output]:
+        """Append whatever is owed automatically now (see ``auto`` of :meth:`receive`)."""
+        out: list[Output] = []
+        self._auto(out)
         self._watch(out)
         return out
 
@@ -277,9 +289,10 @@ class PeerProtocol:
             raise LocalProtocolError("nothing is overdue: no claim can be made")
         return self._append_and_fold("claim", claim_body(self.log, self.me, owed))
 
-    def act(self, action: Action) -> list[Output]:
+    def act(self, action: Action, *, auto: bool = True) -> list[Output]:
         """Play a move; raises IllegalAction (or LocalProtocolError) and sends nothing
-        if the move is not allowed now."""
+        if the move is not allowed now. ``auto`` as in :meth:`receive`: with it off the
+        move can be sent before the set-up of the hand it may end."""
         if isinstance(action, engine.Resign):
             return self.resign()
         if not self.my_turn:
@@ -289,7 +302,7 @@ class PeerProtocol:
         assert h is not None and full is not None
         engine.apply(full, action, self.me)  # raises IllegalAction with the rule broken
         kind, body = ev.action_body(action, h.number, self._reveal(full, h, action))
-        return self._append_and_fold(kind, body)
+        return self._append_and_fold(kind, body, auto)
 
     def resign(self, reason: str = "") -> list[Output]:
         if self.table.match is None or self.table.match.over:
@@ -325,12 +338,12 @@ class PeerProtocol:
         out += [Save(entry), Send(entry)]
         return entry
 
-    def _append_and_fold(self, kind: str, body: Any) -> list[Output]:
+    def _append_and_fold(self, kind: str, body: Any, auto: bool = True) -> list[Output]:
         out: list[Output] = []
         self._append(kind, body, out)
         self._refresh(out)
-        self._auto(out)
-        self._watch(out)
+        if auto:
+            out += self.advance()
         return out
 
     def _refresh(self, out: list[Output]) -> None:

@@ -1021,7 +1021,10 @@ class Session:
 
     async def _on_frame(self, frame: Any, peer: bytes) -> None:
         if isinstance(frame, EntryFrame):
-            await self._carry(self.proto.receive(frame.wire, self.now()))
+            # the move first (stored, shown), then whatever it makes owed (a set-up)
+            await self._carry(self.proto.receive(frame.wire, self.now(), auto=False))
+            await asyncio.sleep(0)
+            await self._carry(self.proto.advance())
         elif isinstance(frame, HaveFrame):
             if frame.version != self.net_version:
                 await self._send_have(reply=False)  # so the other side can say it too
@@ -1052,7 +1055,9 @@ class Session:
         p = self.proto
         try:
             if isinstance(cmd, Act):
-                await self._carry(p.act(cmd.action))
+                await self._carry(p.act(cmd.action, auto=False))  # sent before any set-up
+                await asyncio.sleep(0)
+                await self._carry(p.advance())
             elif isinstance(cmd, ClaimCmd):
                 if not self.may_claim():
                     owed = p.table.owes(p.opponent)

@@ -63,6 +63,7 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
     samples: list[float] = []
     recv_cost.clear()
     sent_at: dict[bytes, float] = {}
+    later: list[int] = []
     executor = ThreadPoolExecutor(2)
     games = 0
     rules = get_preset("classic").with_(game_target=500)
@@ -90,11 +91,13 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
                 assert view is not None
                 action = bot.choose(view, me)
                 t0 = time.perf_counter()
-                outs = p.act(action)
+                outs = p.act(action, auto=False)  # as a session does: the move goes first
                 for o in outs:
                     if isinstance(o, Send):
                         sent_at[o.entry.wire] = t0
                 await carry(me, outs)
+                later.append(me)  # its set-up work runs after the receiver's turn, as
+                # it would in a second process (both peers share this one loop here)
 
         for me in (HOST, GUEST):
             await carry(me, protos[me].start(0.0))
@@ -108,7 +111,7 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
             if isinstance(item, Received) and isinstance(item.frame, EntryFrame):
                 wire = item.frame.wire
                 r0 = time.perf_counter()
-                outs = protos[me].receive(wire, 0.0)
+                outs = protos[me].receive(wire, 0.0, auto=False)
                 if wire in sent_at:
                     recv_cost.append(time.perf_counter() - r0)
                 await carry(me, [o for o in outs if isinstance(o, Save)])
@@ -116,6 +119,10 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
                 if t0 is not None:
                     samples.append(time.perf_counter() - t0)
                 await carry(me, [o for o in outs if not isinstance(o, Save)])
+                await carry(me, protos[me].advance())  # then the set-up the move made owed
+            while later:
+                who = later.pop(0)
+                await carry(who, protos[who].advance())
         for lf in logs:
             lf.close()
     executor.shutdown()
