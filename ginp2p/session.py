@@ -266,6 +266,10 @@ class RulesOffered:
 Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | RulesCmd
 
 
+PAUSE_REASON = "left for now; the game can be resumed"
+"""What a player who quits a live game says (a bye that ends nothing)."""
+
+
 class CommandError(ValueError):
     """A line a person typed that is no command now; the message says why, in one line."""
 
@@ -1040,8 +1044,10 @@ class Session:
             if frame.reply:
                 await self._send_have(reply=False)
         elif isinstance(frame, ByeFrame):
-            if (self.proto.me == GUEST and self.proto.have()[HOST] == 0
-                    and not self.proto.finished):  # fmt: skip
+            # before the other side's hello there is no game to wait for, unless it
+            # only paused (a player who quits may resume before ever saying hello)
+            if (self.proto.have()[self.proto.opponent] == 0 and not self.proto.finished
+                    and frame.reason != PAUSE_REASON):  # fmt: skip
                 self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
                                       f"{frame.reason or 'no reason given'}")  # fmt: skip
             elif self.finishing is None:
@@ -1073,7 +1079,7 @@ class Session:
             elif isinstance(cmd, RulesCmd):
                 await self._decide_rules(cmd.accept)
             elif isinstance(cmd, QuitCmd):
-                await self._send(ByeFrame("left for now; the game can be resumed"))
+                await self._send(ByeFrame(PAUSE_REASON))
                 self._end(0, "quit", f"left the game; resume it with: ginp2p resume "
                                      f"{self.game_path or 'FILE'}")  # fmt: skip
         except (engine.IllegalAction, engine.HiddenCard, LocalProtocolError, LogError) as exc:

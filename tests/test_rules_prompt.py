@@ -1,0 +1,71 @@
+"""A person joining a game is shown the host's rules and answers before the first hand.
+Real processes: a computer host, a human guest whose typing comes through a pipe."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from .test_session_support import CODE, host
+
+
+def _human_guest(home: Path, join: str, answer: str) -> subprocess.Popen[str]:
+    env = dict(os.environ, GINP2P_HOME=str(home), PYTHONUNBUFFERED="1")
+    env.pop("GINP2P_CRASH_AT", None)
+    home.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ginp2p", "join", join, "--pair-code", CODE, "--name", "Gus",
+         "--linger", "1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env,
+    )  # fmt: skip
+    return proc
+
+
+def _read_until(proc: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
+    assert proc.stdout is not None
+    seen = ""
+    deadline = time.monotonic() + timeout
+    while text not in seen:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no {text!r} within {timeout} s:\n{seen}")
+        line = proc.stdout.readline()
+        if not line:
+            raise AssertionError(f"the guest exited before {text!r}:\n{seen}")
+        seen += line
+    return seen
+
+
+@pytest.mark.parametrize("answer", ["maybe\nyes", "no"])
+def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str) -> None:
+    h = host(tmp_path / "h", "--preset", "hoyle")
+    g = _human_guest(tmp_path / "g", h.join_string(), answer)
+    try:
+        shown = _read_until(g, "play by these rules?")
+        assert "hoyle" in shown
+        assert g.stdin is not None
+        g.stdin.write(answer + "\n")
+        g.stdin.flush()
+        if answer == "no":
+            rest = g.communicate(timeout=60)[0]
+            assert g.returncode != 0
+            assert "declined" in rest
+            assert h.wait() != 0
+            assert "declined" in h.output or "refused" in h.output
+            assert "your cards" not in rest
+        else:
+            seen = _read_until(g, "your cards:")
+            assert "type yes to play by the host's rules" in seen  # "maybe" was explained
+            g.stdin.write("quit\n")
+            g.stdin.flush()
+            rest = g.communicate(timeout=60)[0]
+            assert "resume it with: ginp2p resume" in rest
+    finally:
+        if g.poll() is None:
+            g.kill()
+        h.kill()
