@@ -351,8 +351,8 @@ class _Endpoint:
         self.sent += 1
         return True
 
-    async def close(self) -> None:
-        """Stop the loops, close every socket and the context (never hangs: linger 0)."""
+    async def _close_socket(self) -> None:
+        """Stop this endpoint's loops, then close its socket and monitor (linger 0)."""
         for t in self._tasks:
             t.cancel()
         for t in self._tasks:
@@ -367,6 +367,10 @@ class _Endpoint:
         if self._monitor is not None:
             self._monitor.close(linger=0)
             self._monitor = None
+
+    async def close(self) -> None:
+        """Stop the loops, close every socket and the context (never hangs: linger 0)."""
+        await self._close_socket()
         self._close_extra()
         if self.ctx is not None:
             self.ctx.term()
@@ -456,20 +460,7 @@ class HostEndpoint(_Endpoint):
     async def drop_connections(self) -> None:
         """Close every connection (a new socket on the same port): a guest whose pairing
         failed is cut off; a pinned guest reconnects by itself."""
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
-        self._tasks = []
-        if self.sock is not None:
-            with contextlib.suppress(zmq.ZMQError):
-                self.sock.disable_monitor()
-            self.sock.close(linger=0)
-            self.sock = None
-        if self._monitor is not None:
-            self._monitor.close(linger=0)
-            self._monitor = None
+        await self._close_socket()
         self._routes.clear()
         self._fds.clear()
         for peer in list(self._up):
