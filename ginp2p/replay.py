@@ -1,0 +1,786 @@
+"""The replay model: a saved game log as a list of steps, one per entry, with the table
+after each one as a chosen player saw it.
+
+:func:`load` reads a ``.ginlog`` read-only (a game still being played, a torn or
+unfinished file are all fine), audits it, and folds it once through
+:class:`~ginp2p.table.Table` exactly as the audit does, keeping after every entry the
+engine's (immutable) match state. The cards each view may show are decided afterwards,
+per step, from what the whole log proves about each hand:
+
+* ``public``: what an onlooker saw at that moment (the upcard, discards, shown hands),
+  and every card once both players opened the hand's seeds;
+* ``host`` / ``guest``: the public cards plus that player's own hand, read with the
+  player's secrets file when it is present (as the player's own table did), or from
+  the openings for hands whose seeds were opened;
+* ``all``: every card the log proves, from the start of the hand.
+
+So stepping back and forth never refolds: a frame is a cheap function of one step.
+Entries the audit rejects carry a :class:`Mark`. No terminal, no file writes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from . import events as ev
+from . import shuffle as sh
+from .audit import (  # the audit's own loading, hand split and fold rules
+    _CHAIN_RULES,
+    Report,
+    _hands_of,
+    _load,
+    _unprovable_ack,
+    audit_records,
+)
+from .cards import Card
+from .engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
+from .log import GUEST, HOST, Entry, FileCorrupt, Linear, Owed, Placed, SecretsFile, read_records
+from .match import MatchState
+from .rules import RuleSet
+from .table import NAMES, Cheat, HandDealt, HandFold, Moved, Table
+
+__all__ = [
+    "VIEWS",
+    "Frame",
+    "Mark",
+    "Replay",
+    "ReplayError",
+    "Seat",
+    "Step",
+    "load",
+    "load_records",
+    "phase_words",
+    "result_words",
+]
+
+VIEWS = ("public", "host", "guest", "all")
+#: Kinds stepped through "move by move": the players' moves and what ends a match.
+MOVE_KINDS = frozenset(ev.ACTION_KINDS | ev.ENDERS)
+
+
+class ReplayError(Exception):
+    """The file cannot be replayed (missing, unreadable, not a game log, empty)."""
+
+
+# ------------------------------------------------------------------------ data
+
+
+@dataclass(frozen=True, slots=True)
+class Mark:
+    """Why the audit rejects or ignores an entry. ``level``: ``cheat`` (the proof
+    against its author), ``void`` (kept without effect, nobody blamed) or ``after``
+    (placed after the match was decided by a cheat: it changes nothing)."""
+
+    level: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One entry of the log in linear order, and the table right after it."""
+
+    index: int
+    entry: Entry
+    hand: int  # the entry's hand, or the hand in play when it was placed (0: set-up)
+    mark: Mark | None
+    match: MatchState | None
+    fold_hand: int  # the hand being set up, played or closed (0: none yet)
+    stage: str  # that hand's schedule row (commit, shuffle, ..., play, open, done)
+    opened: bool  # both seeds of the displayed hand are in and check out
+    pending_stock: int | None  # a drawn stock position whose key has not come yet
+    owed: tuple[Owed, ...]
+    cheat: Cheat | None
+    action: Action | None = None  # the engine action of a move
+    taken: Card | None = None  # the card taken from the pile
+
+    @property
+    def kind(self) -> str:
+        return self.entry.kind
+
+    @property
+    def author(self) -> int:
+        return self.entry.author
+
+    @property
+    def seq(self) -> int:
+        return self.entry.seq
+
+    @property
+    def is_move(self) -> bool:
+        return self.kind in MOVE_KINDS
+
+    @property
+    def hand_state(self) -> HandState | None:
+        """The hand on the table: the one in play, or the one just finished, up to its
+        last entry (its checkpoints); None while the next hand is shuffled."""
+        m = self.match
+        if m is None or m.hand is None or m.hand_no not in (self.fold_hand, self.hand):
+            return None
+        return m.hand
+
+    @property
+    def shown_hand(self) -> int:
+        """The number of the hand a frame shows (or is shuffling)."""
+        m = self.match
+        return m.hand_no if m is not None and self.hand_state is not None else self.fold_hand
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One player as a frame shows them."""
+
+    player: int
+    name: str
+    score: int
+    dealer: bool
+    to_move: bool
+    cards: tuple[Card | None, ...]  # None: a card this view cannot see
+    declaration: Declaration | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """What the screen shows at one step for one view."""
+
+    step: Step
+    view: str
+    hand: int
+    seats: tuple[Seat, Seat]
+    pile: tuple[Card | None, ...]
+    stock: int | None  # cards left in the stock; None between hands
+    next_stock: Card | None  # the top of the stock, in the ``all`` view only
+    status: str
+    result: HandResult | None
+    totals: bool  # the scores are the final totals (with bonuses)
+
+
+@dataclass
+class Replay:
+    """A loaded log: its steps, its audit, and what each view may know per hand."""
+
+    path: Path | None
+    steps: list[Step]
+    report: Report
+    names: tuple[str, str]
+    rules: RuleSet | None
+    #: per hand: every card the public fold read by the end of the log (pos -> card)
+    public: dict[int, dict[int, Card]]
+    #: per player, per hand: the cards that player's own view read (with its secrets)
+    private: tuple[dict[int, dict[int, Card]], dict[int, dict[int, Card]]]
+    #: per player: the secrets file read, if any
+    secrets: tuple[Path | None, Path | None] = (None, None)
+    #: hand number -> index of the step at which its cards were dealt
+    deals: dict[int, int] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    #: the player who kept this file, from its ``.peer`` file (None: unknown)
+    owner: int | None = None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    # -- navigation -----------------------------------------------------------------
+    @property
+    def hands(self) -> list[int]:
+        """Every hand the log reaches (set-up excluded)."""
+        return sorted({s.hand for s in self.steps if s.hand > 0})
+
+    def clamp(self, index: int) -> int:
+        return max(0, min(len(self.steps) - 1, index))
+
+    def next_move(self, index: int) -> int:
+        """The next move of play (or resign, claim, dispute) after ``index``; the last
+        step if none."""
+        for s in self.steps[index + 1 :]:
+            if s.is_move:
+                return s.index
+        return len(self.steps) - 1
+
+    def prev_move(self, index: int) -> int:
+        for s in reversed(self.steps[:index]):
+            if s.is_move:
+                return s.index
+        return 0
+
+    def hand_start(self, hand: int) -> int | None:
+        """Where hand ``hand`` is dealt (its first entry if it never was); None if the
+        log never reaches it."""
+        if hand in self.deals:
+            return self.deals[hand]
+        return next((s.index for s in self.steps if s.hand == hand), None)
+
+    def next_hand(self, index: int) -> int:
+        here = self.steps[index].hand
+        for h in self.hands:
+            start = self.hand_start(h)
+            if h > here and start is not None:
+                return start
+        return len(self.steps) - 1
+
+    def prev_hand(self, index: int) -> int:
+        """The start of this hand, or of the one before if already there."""
+        here = self.steps[index].hand
+        start = self.hand_start(here) if here else 0
+        if start is not None and start < index:
+            return start
+        for h in reversed(self.hands):
+            start = self.hand_start(h)
+            if h < here and start is not None:
+                return start
+        return 0
+
+    def next_mark(self, index: int) -> int | None:
+        """The next marked step after ``index``, wrapping round; None if none is."""
+        n = len(self.steps)
+        for k in range(1, n + 1):
+            s = self.steps[(index + k) % n]
+            if s.mark is not None:
+                return s.index
+        return None
+
+    # -- views ----------------------------------------------------------------------
+    def has_secrets(self, player: int) -> bool:
+        return self.secrets[player] is not None
+
+    def default_view(self) -> str:
+        """The view of the player who kept this file (its ``.peer`` file says which),
+        if their secrets are at hand; else of the only player whose secrets are; else
+        the public one."""
+        if self.owner is not None and self.secrets[self.owner] is not None:
+            return NAMES[self.owner]
+        owners = [p for p in (HOST, GUEST) if self.secrets[p] is not None]
+        return NAMES[owners[0]] if len(owners) == 1 else "public"
+
+    def view_name(self, view: str) -> str:
+        if view in ("host", "guest"):
+            p = NAMES.index(view)
+            return f"{self.names[p]} ({view})"
+        return view
+
+    def parse_view(self, text: str) -> str:
+        """``public``, ``host``, ``guest``, ``all`` or a player's name."""
+        t = text.strip().lower()
+        if t in VIEWS:
+            return t
+        for p in (HOST, GUEST):
+            if self.names[p].lower() == t:
+                return NAMES[p]
+        raise ValueError(
+            f"unknown view {text!r}: public, host, guest, all, or {self.names[0]!r} / "
+            f"{self.names[1]!r}"
+        )
+
+    def _known(self, hand: int, view: str) -> dict[int, Card]:
+        """What ``view`` can read of ``hand`` at some moment (before restricting to the
+        positions it may see then)."""
+        public = self.public.get(hand, {})
+        if view == "all":
+            return {**self.private[HOST].get(hand, {}), **self.private[GUEST].get(hand, {}),
+                    **public}  # fmt: skip
+        if view in ("host", "guest"):
+            return {**self.private[NAMES.index(view)].get(hand, {}), **public}
+        return public
+
+    def sees(self, view: str, player: int) -> bool:
+        """Whether ``view`` shows ``player``'s own cards."""
+        return view == "all" or view == NAMES[player]
+
+    def frame(self, index: int, view: str = "public") -> Frame:
+        """The table at step ``index`` as ``view`` shows it."""
+        step = self.steps[self.clamp(index)]
+        m, hs = step.match, step.hand_state
+        scores = (0, 0) if m is None else (m.totals or m.scores)
+        cards: list[tuple[Card | None, ...]] = [(), ()]
+        pile: tuple[Card | None, ...] = ()
+        stock = None
+        next_stock = None
+        decls: tuple[Declaration | None, Declaration | None] = (None, None)
+        if hs is not None:
+            known = self._known(step.shown_hand, view)
+            for p in (HOST, GUEST):
+                mine = self.sees(view, p)
+                cards[p] = tuple(
+                    known.get(pos)
+                    if pos in hs.shown
+                    or step.opened
+                    or (mine and (view == "all" or pos != step.pending_stock))
+                    else None
+                    for pos in hs.hands[p]
+                )
+            pile = tuple(known.get(pos) for pos in hs.discard_pile)
+            stock = hs.stock_left
+            if view == "all" and not hs.over and hs.stock_left > 0:
+                next_stock = known.get(hs.stock_next)
+            decls = hs.declarations
+        seats = [
+            Seat(
+                player=p,
+                name=self.names[p],
+                score=scores[p],
+                dealer=hs is not None and hs.dealer == p,
+                to_move=hs is not None and not hs.over and hs.to_move == p and not step.cheat,
+                cards=cards[p],
+                declaration=decls[p],
+            )
+            for p in (HOST, GUEST)
+        ]
+        return Frame(
+            step=step,
+            view=view,
+            hand=step.shown_hand,
+            seats=(seats[0], seats[1]),
+            pile=pile,
+            stock=stock,
+            next_stock=next_stock,
+            status=self.status(step),
+            result=hs.result if hs is not None else None,
+            totals=m is not None and m.totals is not None,
+        )
+
+    # -- words ----------------------------------------------------------------------
+    def status(self, step: Step) -> str:
+        """Where the game stands after ``step``, in a sentence; at the last step, the
+        result the audit gives the whole log."""
+        n = self.names
+        m = step.match
+        r = self.report
+        if step.index == len(self.steps) - 1:
+            if r.winner is not None and r.scores is not None:
+                w, s = r.winner, r.scores
+                return f"match over: {n[w]} wins, {s[w]} to {s[1 - w]} ({r.end})"
+            if r.owed:
+                return "the log stops here: " + "; ".join(r.owed)
+        if m is not None and m.over and m.winner is not None:
+            s = m.totals or m.scores
+            return f"match over: {n[m.winner]} wins, {s[m.winner]} to {s[1 - m.winner]} ({m.end})"
+        if step.cheat is not None:
+            return f"frozen: {step.cheat.describe(n)}"
+        if step.owed:
+            o = step.owed[0]
+            if o.kinds == frozenset(ev.ACTION_KINDS) and step.hand_state is not None:
+                return f"{n[o.author]} to move"
+            return "waiting: " + "; ".join(f"{n[x.author]} owes {x.what}" for x in step.owed)
+        return ""
+
+    def describe(self, step: Step, view: str = "public",
+                 name: Callable[[Card | None], str] | None = None) -> str:  # fmt: skip
+        """The entry in words, with the cards ``view`` may see."""
+        pretty = name or (lambda c: c.pretty() if c is not None else "??")
+        e, n = step.entry, self.names
+        who = n[e.author]
+        b = e.body
+        k = e.kind
+        other = n[1 - e.author]
+        if k == "hello":
+            if e.author == HOST:
+                preset = self.rules.name if self.rules is not None else "?"
+                return f"{who} (host) says hello: rules {preset}"
+            return f"{who} (guest) says hello and joins"
+        if k == "nonce":
+            m = step.match
+            dealer = n[m.dealer] if m is not None else "?"
+            return f"{who} opens the coin toss: {dealer} deals first"
+        hand = getattr(b, "hand", None)
+        if k == "commit":
+            return f"{who} commits to a shuffle of hand {hand}"
+        if k == "shuffle":
+            return f"{who} shuffles and masks the deck, with proofs"
+        if k == "challenge":
+            return f"{who} challenges {other}'s shuffle"
+        if k == "answers":
+            return f"{who} answers {other}'s challenge"
+        if k == "lock":
+            extra = ", and sends the keys to deal" if b.deal_keys else ""
+            return f"{who} locks every card with its own key{extra}"
+        if k == "keys":
+            return f"{who} sends the keys to deal: hand {hand} is dealt"
+        if k == "stock_key":
+            card = None
+            if self.sees(view, 1 - e.author):
+                card = self._known(step.shown_hand, view).get(b.pos)
+            shown = f": {pretty(card)}" if card is not None else ""
+            return f"{who} unlocks the stock card {other} drew{shown}"
+        if k == "open":
+            tail = ": every card can now be checked" if step.opened else ""
+            return f"{who} opens the seeds of hand {hand}{tail}"
+        if k == "checkpoint":
+            s = b.scores
+            return f"{who} signs the result of hand {hand}: {n[0]} {s.host}, {n[1]} {s.guest}"
+        if k == "resign":
+            reason = f": {b.reason}" if b.reason else ""
+            return f"{who} resigns{reason}"
+        if k == "claim":
+            return f"{who} claims the match: {n[b.owed_author]} owes {b.what}"
+        if k == "dispute":
+            return f"{who} disputes an entry of {other} ({b.rule})"
+        if k == "chat":
+            return f"{who} says: {b.text}"
+        if step.action is not None:
+            return self._describe_move(step, view, pretty)
+        return f"{who}: {k}"
+
+    def _describe_move(self, step: Step, view: str, pretty: Callable[[Card | None], str]) -> str:
+        a = step.action
+        assert a is not None
+        who = self.names[step.author]
+        k = a.kind
+        if k == "draw_stock":
+            card = None
+            if self.sees(view, step.author) and step.pending_stock is not None:
+                card = self._known(step.shown_hand, view).get(step.pending_stock)
+            if card is not None:
+                return f"{who} draws {pretty(card)} from the stock"
+            return f"{who} draws from the stock"
+        if k == "draw_discard":
+            return f"{who} takes {pretty(step.taken)} from the pile"
+        if k == "take_upcard":
+            return f"{who} takes the upcard {pretty(step.taken)}"
+        if k == "pass_upcard":
+            return f"{who} passes the upcard"
+        if k == "wall_pass":
+            return f"{who} passes at the wall"
+        if k == "discard":
+            return f"{who} discards {pretty(a.card)}"  # type: ignore[union-attr]
+        if k == "show":
+            lay = len(getattr(a, "layoffs", ()))
+            extra = f" and lays off {_count(lay, 'card')}" if lay else ""
+            return f"{who} shows {_count(len(a.melds), 'meld')}{extra}"  # type: ignore[union-attr]
+        verb = {"knock": "knocks", "gin": "goes gin", "big_gin": "goes big gin",
+                "wall_knock": "knocks at the wall", "declare_rumino": "declares rumino",
+                "resign": "resigns"}.get(k, k)  # fmt: skip
+        discard = getattr(a, "discard", None)
+        return f"{who} {verb}" + (f", discarding {pretty(discard)}" if discard is not None else "")
+
+
+# ------------------------------------------------------------------------ loading
+
+
+class _Recorder(Table):
+    """The table, noting its state after every entry it folds."""
+
+    def __init__(self, on_step: Callable[[_Snap], None] | None, **kw: Any) -> None:
+        super().__init__(**kw)
+        self._on_step = on_step
+
+    def _step(self, p: Placed) -> None:
+        super()._step(p)
+        if self._on_step is not None:
+            self._on_step(_snap(self))
+
+
+@dataclass
+class _Snap:
+    match: MatchState | None
+    fold_hand: int
+    stage: str
+    opened: bool
+    pending_stock: int | None
+    owed: tuple[Owed, ...]
+    cheat: Cheat | None
+
+
+def _snap(table: Table) -> _Snap:
+    h = table.hand
+    m = table.match
+    shown: HandFold | None = None
+    if m is not None:
+        shown = next((x for x in table.hands if x.number == m.hand_no), None)
+    pending = h.pending_stock[0] if h is not None and h.pending_stock else None
+    return _Snap(
+        match=m,
+        fold_hand=h.number if h is not None else 0,
+        stage=h.stage()[0] if h is not None else "set-up",
+        opened=shown is not None and shown.checked,
+        pending_stock=pending,
+        owed=tuple(table.owed()),
+        cheat=table.cheat,
+    )
+
+
+def _fold(lin: Linear, lazy: set[int], hand_of: Mapping[bytes, int], *, record: bool = False,
+          viewer: int | None = None,
+          seeds: Callable[[int], sh.HandSecrets | None] | None = None,
+          ) -> tuple[Table, list[_Snap]]:  # fmt: skip
+    """The audit's fold (proofs skipped where the recompute at the openings covers
+    them; a hand that does not end cleanly checked is folded again with every proof),
+    with the table's state after each entry if ``record``."""
+    disputed = {hand_of[p.entry.id] for p in lin.order if p.entry.kind == "dispute"}
+    lazy = set(lazy) - disputed
+    while True:
+        snaps: list[_Snap] = []
+        table = _Recorder(snaps.append if record else None, viewer=viewer, seeds=seeds,
+                          lazy_proofs=lazy)  # fmt: skip
+        table.update(lin)
+        c, pending = table.cheat, table.pending_dispute
+        bad = {
+            h.number
+            for h in table.hands
+            if h.number in lazy
+            and (
+                not h.checked
+                or (c is not None and c.hand == h.number and c.rule not in _CHAIN_RULES)
+                or (pending is not None and pending[2] == h.number)
+            )
+        }
+        if not bad:
+            return table, snaps
+        lazy -= bad
+
+
+def _read_secrets(path: Path) -> dict[int, sh.HandSecrets]:
+    """A secrets file's seeds by hand, read-only (no lock: the game may be running)."""
+    records, _ = read_records(path, SecretsFile.MAGIC)
+    out: dict[int, sh.HandSecrets] = {}
+    for r in records:
+        try:
+            tag, hand, a, b = msgpack.unpackb(r, raw=False)
+        except Exception:
+            continue
+        if tag == 0 and hand > 0 and isinstance(a, bytes) and isinstance(b, bytes):
+            out[hand] = sh.HandSecrets(a, b)
+    return out
+
+
+def _owner(seeds: Mapping[int, sh.HandSecrets], table: Table) -> int | None:
+    """Whose seeds these are: the player whose commitment they reproduce."""
+    game = table.game
+    if game is None:
+        return None
+    for h in table.hands:
+        s = seeds.get(h.number)
+        if s is None:
+            continue
+        for a in (HOST, GUEST):
+            commit = h.commits[a]
+            if commit is not None and commit.c == sh.make_commit(s, h.ctx(game, a)).c:
+                return a
+    return None
+
+
+def _beside(path: Path) -> tuple[int | None, list[Path]]:
+    """Who kept this log (its ``.peer`` file), and the secrets files that may belong
+    to the game: beside the log, and beside the computer player's own log of a
+    ``ginp2p play`` game."""
+    from .log import secrets_path
+    from .session import PeerFile, peer_path
+
+    out = [secrets_path(path)]
+    try:
+        side = PeerFile.load(peer_path(path))
+    except ValueError:
+        return None, out
+    if side.computer_game:
+        theirs = Path(side.computer_game)
+        out += [secrets_path(theirs), secrets_path(path.parent / "computer" / theirs.name)]
+    return (side.me if side.role in ("host", "guest") else None), out
+
+
+def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]] = (),
+         *, find_secrets: bool = True) -> Replay:  # fmt: skip
+    """Read and fold a ``.ginlog`` for replay, read-only. ``secrets``: more secrets
+    files to read cards with (besides the ones found next to the log unless
+    ``find_secrets`` is off). ReplayError for a file that cannot be replayed."""
+    p = Path(path)
+    try:
+        records, torn = read_records(p)
+    except FileNotFoundError:
+        raise ReplayError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise ReplayError(f"{p} is a directory, not a game log") from None
+    except FileCorrupt as exc:
+        raise ReplayError(f"{exc} (not a ginp2p game log)") from None
+    except OSError as exc:
+        raise ReplayError(f"{p}: cannot read it ({exc.strerror or exc})") from None
+    extra = [Path(s) for s in secrets]
+    owner, beside = _beside(p)
+    found = list(dict.fromkeys((beside if find_secrets else []) + extra))
+    replay = load_records(records, torn=torn is not None, secrets=found, path=p,
+                          required=extra)  # fmt: skip
+    replay.owner = owner
+    if torn is not None:
+        replay.notes.insert(
+            0,
+            f"the file is torn: its last {torn.dropped} bytes are no whole "
+            f"entry ({torn.reason}); the entries before them are replayed",
+        )
+    return replay
+
+
+def load_records(records: Sequence[bytes], *, torn: bool = False,
+                 secrets: Iterable[Path] = (), path: Path | None = None,
+                 required: Sequence[Path] = ()) -> Replay:  # fmt: skip
+    """The replay of a log's wire records (see :func:`load`). ``required`` secrets
+    files must be readable and belong to the game; others are used if they do."""
+    report = audit_records(records, torn=torn)
+    log, _ = _load(records)
+    lin = log.linear()
+    if not lin.order:
+        raise ReplayError(
+            f"{path or 'the log'} holds no entry that can be replayed"
+            + (f" ({report.damage[0]})" if report.damage else "")
+        )
+    # the audit folds with the problems it can prove; replay the same order
+    proof = tuple(x for x in lin.problems if not _unprovable_ack(x, log))
+    lin = Linear(lin.order, lin.held, proof, lin.claims)
+    hand_of = _hands_of(lin)
+    closed: dict[tuple[str, int], set[int]] = {}
+    for e in log.entries():
+        if e.kind in ("open", "checkpoint"):
+            closed.setdefault((e.kind, e.body.hand), set()).add(e.author)
+    lazy = {
+        hand
+        for (kind, hand), who in closed.items()
+        if kind == "open" and len(who) == 2 and len(closed.get(("checkpoint", hand), ())) == 2
+    }
+
+    table, snaps = _fold(lin, lazy, hand_of, record=True)
+    snaps[-1] = _snap(table)  # a problem found after the last entry convicts there
+
+    public = {h.number: dict(h.known) for h in table.hands}
+    private: tuple[dict[int, dict[int, Card]], dict[int, dict[int, Card]]] = ({}, {})
+    owners: list[Path | None] = [None, None]
+    notes: list[str] = []
+    for sp in secrets:
+        try:
+            seeds = _read_secrets(sp)
+        except FileNotFoundError:
+            if sp in required:
+                raise ReplayError(f"{sp}: no such secrets file") from None
+            continue
+        except (OSError, FileCorrupt) as exc:
+            if sp in required:
+                raise ReplayError(f"{sp}: not a readable secrets file ({exc})") from None
+            notes.append(f"{sp} ignored: not a readable secrets file")
+            continue
+        who = _owner(seeds, table)
+        if who is None:
+            if sp in required:
+                raise ReplayError(f"{sp}: these secrets are not of this game")
+            continue
+        if owners[who] is not None:
+            continue
+        owners[who] = sp
+        unknown = {n for n, k in public.items() if len(k) < _deck_size(table)}
+        if unknown:  # hands whose openings did not show every card
+            # only the cards matter here, not the verdicts (the public fold and the
+            # audit give those): no proof is checked
+            wanted = {n: seeds[n] for n in unknown if n in seeds}
+            mine = Table(who, wanted.get, lazy_proofs=set(public))
+            # the checks and unmaskings are pure functions of the entries: share the
+            # public fold's results (a whole-match log loads ~4x faster per view)
+            mine._cache = table._cache
+            mine.update(lin)
+            private[who].update({h.number: dict(h.known) for h in mine.hands})
+
+    deals = {ev_.hand: i for i, ev_ in table.events if isinstance(ev_, HandDealt)}
+    moved = {i: ev_ for i, ev_ in table.events if isinstance(ev_, Moved)}
+    marks = _marks(lin, report, table)
+    steps = []
+    for p, s in zip(lin.order, snaps, strict=True):
+        e = p.entry
+        action: Action | None = None
+        taken: Card | None = None
+        if e.kind in ev.ACTION_KINDS and not p.void:
+            try:
+                action = ev.body_action(e.kind, e.body, e.author)
+            except (ValueError, TypeError):
+                action = None
+            hs = s.match.hand if s.match is not None else None
+            if p.index in moved and e.kind in ("draw_discard", "take_upcard") and hs:
+                # the card taken is the one just added to the hand: public, it was on the pile
+                taken = public.get(s.fold_hand, {}).get(hs.hands[e.author][-1])
+        steps.append(Step(
+            index=p.index, entry=e, hand=hand_of.get(e.id, 0), mark=marks.get(p.index),
+            match=s.match, fold_hand=s.fold_hand, stage=s.stage, opened=s.opened,
+            pending_stock=s.pending_stock, owed=s.owed, cheat=s.cheat, action=action,
+            taken=taken,
+        ))  # fmt: skip
+    return Replay(
+        path=path,
+        steps=steps,
+        report=report,
+        names=table.names,
+        rules=table.rules,
+        public=public,
+        private=private,
+        secrets=(owners[0], owners[1]),
+        deals=deals,
+        notes=notes,
+    )
+
+
+def _deck_size(table: Table) -> int:
+    return table.rules.deck_size if table.rules is not None else 52
+
+
+def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
+    """Marks by step index: the audit's cheat, void entries, entries after a cheat."""
+    out: dict[int, Mark] = {}
+    names = report.names
+    cheat_at: int | None = None
+    c = report.cheat
+    if c is not None:
+        placed = lin.placed(c.entry)
+        if placed is None:  # one of two entries at one seq, or never placed
+            same = (x for x in lin.order if (x.entry.author, x.entry.seq) == (c.author, c.seq))
+            placed = next(same, None)
+        cheat_at = placed.index if placed is not None else len(lin.order) - 1
+        out[cheat_at] = Mark("cheat", f"{c.describe(names)} [rule {c.rule}]")
+    for x in lin.order:
+        if x.void and x.index not in out:
+            out[x.index] = Mark("void", "void: written after its author's resign or a "
+                                "claim against it; kept without effect")  # fmt: skip
+    if cheat_at is not None:
+        for x in lin.order[cheat_at + 1 :]:
+            if x.index not in out and x.entry.kind not in ("dispute", "open", "chat"):
+                out[x.index] = Mark("after", "after the cheat: no effect on the game")
+    return out
+
+
+def phase_words(step: Step) -> str:
+    """The hand's phase for a header: shuffling, play, showdown, closing."""
+    hs = step.hand_state
+    if step.shown_hand == 0:
+        return "set-up"
+    if hs is None:
+        return f"shuffling ({step.stage})"
+    if hs.phase is Phase.OVER:
+        return "hand over"
+    if hs.phase is Phase.SHOW:
+        return "showdown"
+    return "play"
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+_END_WORDS = {
+    HandEnd.STOCK_VOID: "the stock ran out (no score)",
+    HandEnd.STOCK_COUNT: "the stock ran out and both counted",
+    HandEnd.WALL_PASS: "passed at the wall",
+    HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
+    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile (no score)",
+    HandEnd.RUMINO: "rumino",
+    HandEnd.RESIGN: "a player resigned",
+}
+
+
+def result_words(r: HandResult, names: Sequence[str]) -> str:
+    """A finished hand in a sentence: who ended it and who scored what."""
+    if r.knocker is not None and r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN,
+                                           HandEnd.UNDERCUT):  # fmt: skip
+        k = names[r.knocker]
+        verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"
+        line = f"{k} {verb}" + (f", undercut by {names[1 - r.knocker]}" if r.undercut else "")
+    else:
+        line = _END_WORDS.get(r.end, str(r.end))
+    if not r.scored:
+        return line + "; no score"
+    gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
+    return f"{line}; {', '.join(gains)}"

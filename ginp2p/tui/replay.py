@@ -1,0 +1,613 @@
+"""The replay viewer: a full-screen prompt_toolkit application over a :class:`Replay`.
+
+The screen is drawn by pure functions (:func:`screen`, :func:`table_lines`) from a
+:class:`Viewer` (where we are, which view, what is typed); the key bindings only move
+the viewer. The same functions give the non-interactive forms: :func:`frame_text`
+(one step as plain text, ``--at``) and :func:`plain_lines` (the steps as lines of
+words, ``--plain``), for scripts and screen readers.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import HSplit, Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
+
+from .. import melds
+from ..cards import Card
+from ..log import GUEST, HOST
+from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
+from ..table import NAMES
+from .look import Look
+
+__all__ = ["KEYS", "Viewer", "build_app", "frame_text", "plain_lines", "run", "screen"]
+
+KEYS: tuple[tuple[str, str], ...] = (
+    ("→ l .", "next entry"),
+    ("← h ,", "previous entry"),
+    ("↓ j space", "next move"),
+    ("↑ k", "previous move"),
+    ("PgDn n ]", "next hand"),
+    ("PgUp p [", "start of this hand, then the one before"),
+    ("Home g / End G", "first / last entry"),
+    ("N Enter", "go to hand N (type the digits first)"),
+    ("N g", "go to entry N"),
+    ("m", "next entry the audit marks"),
+    ("v", "next view: public, host, guest, all"),
+    ("a", "show or hide the audit report"),
+    ("?", "show or hide this help"),
+    ("q Ctrl-C", "quit"),
+)
+FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
+FEEDS = ("host", "guest")
+
+
+# ------------------------------------------------------------------------ state
+
+
+@dataclass
+class Viewer:
+    """Where the viewer stands: the step, the view, what is typed, what is open."""
+
+    replay: Replay
+    index: int = 0
+    view: str = "public"
+    look: Look = field(default_factory=Look)
+    digits: str = ""
+    help: bool = False
+    audit: bool = False
+    message: str = ""
+
+    def go(self, index: int) -> None:
+        self.index = self.replay.clamp(index)
+        self.message = ""
+
+    def forward(self) -> None:
+        self.go(self.index + 1)
+
+    def back(self) -> None:
+        self.go(self.index - 1)
+
+    def next_move(self) -> None:
+        self.go(self.replay.next_move(self.index))
+
+    def prev_move(self) -> None:
+        self.go(self.replay.prev_move(self.index))
+
+    def next_hand(self) -> None:
+        self.go(self.replay.next_hand(self.index))
+
+    def prev_hand(self) -> None:
+        self.go(self.replay.prev_hand(self.index))
+
+    def first(self) -> None:
+        self.go(0)
+
+    def last(self) -> None:
+        self.go(len(self.replay) - 1)
+
+    def hand(self, number: int) -> None:
+        start = self.replay.hand_start(number)
+        if start is None:
+            hands = self.replay.hands
+            known = f"hands 1-{hands[-1]}" if hands else "no hand"
+            self.message = f"the log has no hand {number} ({known})"
+        else:
+            self.go(start)
+
+    def entry(self, number: int) -> None:
+        """Entry ``number``, counted from 1 as the screen shows them."""
+        if not 1 <= number <= len(self.replay):
+            self.message = f"the log has entries 1-{len(self.replay)}"
+        else:
+            self.go(number - 1)
+
+    def next_mark(self) -> None:
+        found = self.replay.next_mark(self.index)
+        if found is None:
+            self.message = "the audit marks no entry of this log"
+        else:
+            self.go(found)
+
+    def cycle_view(self) -> None:
+        self.view = VIEWS[(VIEWS.index(self.view) + 1) % len(VIEWS)]
+        self.message = ""
+
+    def type_digit(self, d: str) -> None:
+        self.digits = (self.digits + d)[-6:]
+
+    def take_number(self) -> int | None:
+        n = int(self.digits) if self.digits else None
+        self.digits = ""
+        return n
+
+    @property
+    def frame(self) -> Frame:
+        return self.replay.frame(self.index, self.view)
+
+
+# ------------------------------------------------------------------------ drawing
+
+
+def _order(c: Card) -> tuple[int, int, int]:
+    return (9 if c.suit is None else int(c.suit), c.rank, c.copy)
+
+
+def _compact(cards: Any, look: Look) -> StyleAndTextTuples:
+    """Cards close together (melds, the pile): no padding."""
+    out: StyleAndTextTuples = []
+    for i, c in enumerate(cards):
+        if i:
+            out.append(("", " "))
+        out.append((look.card_class(c), look.name(c)))
+    return out
+
+
+def _sorted(cards: tuple[Card | None, ...]) -> list[Card | None]:
+    """Known cards by suit and rank, unknown ones after them."""
+    known = sorted((c for c in cards if c is not None), key=_order)
+    return [*known, *(None for c in cards if c is None)]
+
+
+def _seat_lines(seat: Seat, frame: Frame, look: Look, replay: Replay) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    role = FEEDS[seat.player]
+    marker = ("class:turn", "▶ " if not look.ascii else "> ") if seat.to_move else ("", "  ")
+    out.append(marker)
+    out.append(("class:title", f"{seat.name} ({role})"))
+    score = "final " if frame.totals else ""
+    out.append(("", f" · {score}score {seat.score}"))
+    if seat.dealer:
+        out.append(("class:dim", " · dealer"))
+    if seat.to_move:
+        out.append(("class:turn", " · to move"))
+    if frame.view in ("host", "guest") and NAMES.index(frame.view) == seat.player and \
+            not replay.has_secrets(seat.player):  # fmt: skip
+        out.append(("class:dim", " · no secrets file: own cards only once opened"))
+    out.append(("", "\n"))
+    if frame.stock is not None:
+        out.append(("", "   "))
+        d = seat.declaration
+        if d is None:
+            out.extend(look.cards(_sorted(seat.cards)) or [("class:dim", "(no cards)")])
+            out.extend(_deadwood(seat.cards, replay))
+        else:
+            for m in d.melds:
+                out.append(("class:dim", "["))
+                out.extend(_compact(m.cards, look))
+                out.append(("class:dim", "] "))
+            if d.layoffs:
+                out.append(("class:dim", "laid off "))
+                out.extend(_compact([x.card for x in d.layoffs], look))
+                out.append(("", " "))
+            out.append(("class:dim", "deadwood "))
+            out.extend(_compact(d.deadwood_cards, look) or [("class:dim", "none")])
+            out.append(("", f" ({d.deadwood})"))
+        out.append(("", "\n"))
+    return out
+
+
+def _deadwood(cards: tuple[Card | None, ...], replay: Replay) -> StyleAndTextTuples:
+    """The least deadwood of a whole known hand (not in the middle of a turn)."""
+    rules = replay.rules
+    if rules is None or None in cards or len(cards) != rules.hand_size:
+        return []
+    known = [c for c in cards if c is not None]
+    return [("class:dim", f"  · deadwood {melds.min_deadwood(known, rules)}")]
+
+
+def table_lines(frame: Frame, look: Look, replay: Replay) -> StyleAndTextTuples:
+    """The table at one step: the two seats, the stock and the pile, the result."""
+    out: StyleAndTextTuples = []
+    step = frame.step
+    bottom = GUEST if frame.view == "guest" else HOST
+    top = 1 - bottom
+    out.extend(_seat_lines(frame.seats[top], frame, look, replay))
+    out.append(("", "\n"))
+    if frame.stock is not None:
+        out.append(("", f"   stock {frame.stock}"))
+        if frame.next_stock is not None:
+            out.append(("class:dim", " (next "))
+            out.extend(_compact([frame.next_stock], look))
+            out.append(("class:dim", ")"))
+        out.append(("", f" · pile {len(frame.pile)}"))
+        if frame.pile:
+            out.append(("", ": "))
+            under = frame.pile[:-1][-6:]
+            if len(frame.pile) > 7:
+                out.append(("class:dim", "… "))
+            if under:
+                out.extend(_compact(under, look))
+                out.append(("", " "))
+            out.append(("class:title", "top "))
+            up = frame.pile[-1]
+            out.append((look.card_class(up) + " class:card.selected", look.name(up)))
+        out.append(("", "\n"))
+    else:
+        out.append(("class:dim", f"   hand {frame.hand}: {phase_words(step)}\n"
+                    if frame.hand else "   setting up the match\n"))  # fmt: skip
+    if frame.result is not None:
+        out.append(("class:title", f"   hand {frame.hand}: "))
+        out.append(("", result_words(frame.result, replay.names) + "\n"))
+    else:
+        out.append(("", "\n"))
+    out.append(("", "\n"))
+    out.extend(_seat_lines(frame.seats[bottom], frame, look, replay))
+    return out
+
+
+def _entry_label(step: Step) -> str:
+    where = f"hand {step.hand}" if step.hand else "set-up"
+    return f"{step.index + 1:>4}  {where:<7} {FEEDS[step.author]:<5} #{step.seq:<4} {step.kind:<12}"
+
+
+#: The flag column of the entry list: the audit's cheat, and entries without effect.
+FLAGS = {"cheat": ("class:cheat", "!"), "void": ("class:warn", "~"), "after": ("class:warn", "~")}
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: max(width - 1, 0)] + "…"
+
+
+def _entries(viewer: Viewer, rows: int, width: int) -> StyleAndTextTuples:
+    """A window of the log around the current entry, the current one highlighted."""
+    r = viewer.replay
+    rows = max(rows, 1)
+    start = max(0, min(viewer.index - rows // 2, len(r) - rows))
+    out: StyleAndTextTuples = []
+    for s in r.steps[start : start + rows]:
+        here = s.index == viewer.index
+        style = "reverse" if here else ""
+        flag_style, flag = FLAGS[s.mark.level] if s.mark is not None else ("", " ")
+        text = f"{_entry_label(s)} {r.describe(s, viewer.view, viewer.look.name)}"
+        out.append((style, ">" if here else " "))
+        out.append((f"{style} {flag_style}", flag))
+        out.append((style, _fit(text, width - 2)))
+        out.append(("", "\n"))
+    return out
+
+
+def _wrapped(style: str, text: str, width: int) -> StyleAndTextTuples:
+    lines = textwrap.wrap(text, max(width, 20), subsequent_indent="  ") or [""]
+    return [(style, "\n".join(lines) + "\n")]
+
+
+def header(viewer: Viewer) -> StyleAndTextTuples:
+    r = viewer.replay
+    rep = r.report
+    step = r.steps[viewer.index]
+    name = r.path.name if r.path is not None else "log"
+    verdict = str(rep.verdict).upper()
+    vstyle = {"CLEAN": "class:turn", "CHEATED": "class:cheat"}.get(verdict, "class:warn")
+    preset = f" · {r.rules.name}" if r.rules is not None else ""
+    out: StyleAndTextTuples = [
+        ("class:title", "ginp2p replay"),
+        ("", f" · {r.names[0]} (host) vs {r.names[1]} (guest){preset} · audit "),
+        (vstyle, verdict),
+        ("class:dim", f" · {name}\n"),
+    ]
+    where = f"hand {step.hand}" if step.hand else "set-up"
+    out.append(("", f"entry {viewer.index + 1} of {len(r)} · {where} · {phase_words(step)} · "
+                f"view: {r.view_name(viewer.view)}"))  # fmt: skip
+    if viewer.digits:
+        out.append(("class:warn", f" · typed {viewer.digits}"))
+    out.append(("", "\n"))
+    return out
+
+
+def story(viewer: Viewer, width: int = 80) -> StyleAndTextTuples:
+    """What the current entry did, its mark, and where the game stands."""
+    r = viewer.replay
+    f = viewer.frame
+    step = f.step
+    head = f"{FEEDS[step.author]} entry {step.seq}: "
+    said = _wrapped("", head + r.describe(step, viewer.view, viewer.look.name), width)
+    out: StyleAndTextTuples = [("class:title", head), ("", said[0][1][len(head) :])]
+    if step.mark is not None:
+        style = "class:cheat" if step.mark.level == "cheat" else "class:warn"
+        out.extend(_wrapped(style, step.mark.text, width))
+    if f.status:
+        out.extend(_wrapped("class:dim", f.status, width))
+    if viewer.message:
+        out.extend(_wrapped("class:warn", viewer.message, width))
+    return out
+
+
+def _rule(width: int, look: Look) -> StyleAndTextTuples:
+    return [("class:dim", ("-" if look.ascii else "─") * max(width, 10) + "\n")]
+
+
+def help_lines() -> StyleAndTextTuples:
+    out: StyleAndTextTuples = [("class:title", "Keys\n")]
+    for keys, what in KEYS:
+        out.append(("", f"  {keys:<16} {what}\n"))
+    out.append(("", "\nViews: public (what an onlooker saw; everything once a hand's seeds\n"
+                "are opened), host / guest (that player's own cards too, from their\n"
+                "secrets file or the openings), all (every card the log proves).\n"))  # fmt: skip
+    return out
+
+
+def audit_lines(replay: Replay, width: int = 80) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = [("class:title", "Audit\n")]
+    for line in replay.report.text().splitlines():
+        indent = len(line) - len(line.lstrip())
+        lines = textwrap.wrap(line, max(width, 20), subsequent_indent=" " * (indent + 2))
+        out.append(("", "\n".join(lines) + "\n"))
+    for note in replay.notes:
+        out.extend(_wrapped("class:warn", note, width))
+    return out
+
+
+#: What ``--ascii`` writes instead of the few symbols outside ASCII (cards aside).
+_ASCII = str.maketrans({"·": "|", "…": "~", "─": "-", "▶": ">", "→": ">", "←": "<",
+                        "↓": "v", "↑": "^"})  # fmt: skip
+
+
+def _plain_chars(fragments: StyleAndTextTuples, look: Look) -> StyleAndTextTuples:
+    if not look.ascii:
+        return fragments
+    return [(style, text.translate(_ASCII), *rest) for style, text, *rest in fragments]  # type: ignore[misc]
+
+
+def screen(viewer: Viewer, width: int = 80, height: int = 40) -> StyleAndTextTuples:
+    """The whole screen as formatted text (the application shows exactly this)."""
+    return _plain_chars(_screen(viewer, width, height), viewer.look)
+
+
+def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
+    look = viewer.look
+    out: StyleAndTextTuples = []
+    out.extend(header(viewer))
+    out.extend(_rule(width, look))
+    if viewer.help:
+        out.extend(help_lines())
+    elif viewer.audit:
+        out.extend(audit_lines(viewer.replay, width))
+    else:
+        out.extend(table_lines(viewer.frame, look, viewer.replay))
+        out.extend(_rule(width, look))
+        out.extend(story(viewer, width))
+        out.extend(_rule(width, look))
+        used = fragment_list_to_text(out).count("\n")
+        out.extend(_entries(viewer, height - used - 1, width))
+    return out
+
+
+# ------------------------------------------------------------------------ plain forms
+
+
+def frame_text(replay: Replay, index: int, view: str, look: Look | None = None) -> str:
+    """One step as plain text (no colour, no keys): what ``--at`` prints."""
+    viewer = Viewer(replay, replay.clamp(index), view, look or Look(colour=False))
+    out: StyleAndTextTuples = []
+    out.extend(header(viewer))
+    out.extend(_rule(72, viewer.look))
+    out.extend(table_lines(viewer.frame, viewer.look, replay))
+    out.extend(_rule(72, viewer.look))
+    out.extend(story(viewer, 72))
+    text = fragment_list_to_text(_plain_chars(out, viewer.look))
+    return "\n".join(line.rstrip() for line in text.splitlines())
+
+
+def _cards_text(cards: tuple[Card | None, ...], look: Look) -> str:
+    return " ".join(look.name(c) for c in _sorted(cards)) or "-"
+
+
+def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
+                moves: bool = False, hand: int | None = None) -> Iterator[str]:  # fmt: skip
+    """The steps as lines of words: every entry (or only moves), the hands as ``view``
+    sees them when dealt, each hand's result, the marks and the audit's verdict."""
+    look = look or Look(colour=False)
+    name = look.name
+    r = replay
+    rep = r.report
+    preset = f", preset {r.rules.name}" if r.rules is not None else ""
+    yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {len(r)} entries"
+    yield f"view: {r.view_name(view)}; audit: {rep.verdict}"
+    yield from r.notes
+    for s in r.steps:
+        if hand is not None and s.hand != hand:
+            continue
+        f = r.frame(s.index, view)
+        if not moves or s.is_move or s.mark is not None or r.deals.get(f.hand) == s.index:
+            where = f"hand {s.hand}" if s.hand else "set-up"
+            said = r.describe(s, view, name)
+            line = f"{s.index + 1:>4} {where}, {FEEDS[s.author]} #{s.seq}: {said}"
+            if s.mark is not None:
+                line += f"  [{s.mark.level.upper()}: {s.mark.text}]"
+            yield line
+        if r.deals.get(f.hand) == s.index:
+            for seat in f.seats:
+                yield f"       {seat.name} holds {_cards_text(seat.cards, look)}"
+            if f.pile:
+                yield f"       upcard {name(f.pile[-1])}"
+        if f.result is not None and s.action is not None and s.hand_state is not None \
+                and s.hand_state.over:  # fmt: skip
+            scores = f"{r.names[0]} {f.seats[0].score}, {r.names[1]} {f.seats[1].score}"
+            which = "final scores" if f.totals else "scores"
+            yield f"       hand {f.hand}: {result_words(f.result, r.names)}; {which} {scores}"
+    if hand is None or (r.steps and r.steps[-1].hand == hand):
+        status = r.status(r.steps[-1])
+        if status:
+            yield f"end: {status}"
+
+
+# ------------------------------------------------------------------------ the application
+
+
+def _bindings(viewer: Viewer) -> KeyBindings:
+    kb = KeyBindings()
+
+    def on(*keys: str) -> Any:
+        def wrap(fn: Any) -> Any:
+            for k in keys:
+                kb.add(k)(fn)
+            return fn
+
+        return wrap
+
+    def plain(fn: Any) -> Any:
+        """A movement key: typed digits are dropped first."""
+
+        def handler(event: KeyPressEvent) -> None:
+            viewer.digits = ""
+            fn()
+
+        return handler
+
+    for keys, fn in (
+        (("right", "l", "."), viewer.forward),
+        (("left", "h", ","), viewer.back),
+        (("down", "j", "space"), viewer.next_move),
+        (("up", "k"), viewer.prev_move),
+        (("pagedown", "n", "]"), viewer.next_hand),
+        (("pageup", "p", "["), viewer.prev_hand),
+        (("home",), viewer.first),
+        (("end", "G"), viewer.last),
+        (("m",), viewer.next_mark),
+        (("v",), viewer.cycle_view),
+    ):
+        on(*keys)(plain(fn))
+
+    for d in "0123456789":
+
+        @kb.add(d)
+        def _digit(event: KeyPressEvent, d: str = d) -> None:
+            viewer.type_digit(d)
+
+    @kb.add("enter")
+    def _hand(event: KeyPressEvent) -> None:
+        n = viewer.take_number()
+        if n is not None:
+            viewer.hand(n)
+
+    @kb.add("g")
+    def _entry(event: KeyPressEvent) -> None:
+        n = viewer.take_number()
+        if n is None:
+            viewer.first()
+        else:
+            viewer.entry(n)
+
+    @kb.add("?")
+    def _help(event: KeyPressEvent) -> None:
+        viewer.help = not viewer.help
+        viewer.audit = False
+
+    @kb.add("a")
+    def _audit(event: KeyPressEvent) -> None:
+        viewer.audit = not viewer.audit
+        viewer.help = False
+
+    @kb.add("escape", eager=True)
+    def _clear(event: KeyPressEvent) -> None:
+        viewer.digits = ""
+        viewer.help = viewer.audit = False
+
+    @kb.add("q")
+    @kb.add("c-c")
+    def _quit(event: KeyPressEvent) -> None:
+        event.app.exit(result=viewer.index)
+
+    return kb
+
+
+def build_app(viewer: Viewer, **kw: Any) -> Application[int]:
+    """The full-screen viewer; ``kw`` go to :class:`Application` (``input``,
+    ``output`` for tests). ``run()`` returns the index of the last step shown."""
+
+    def body() -> StyleAndTextTuples:
+        from prompt_toolkit.application.current import get_app
+
+        size = get_app().output.get_size()
+        return screen(viewer, size.columns - 1, size.rows - 1)
+
+    def footer() -> StyleAndTextTuples:
+        return _plain_chars([("reverse", FOOTER)], viewer.look)
+
+    layout = Layout(HSplit([
+        Window(FormattedTextControl(body), wrap_lines=False, height=Dimension(weight=1)),
+        Window(FormattedTextControl(footer), height=1),
+    ]))  # fmt: skip
+    return Application(layout=layout, key_bindings=_bindings(viewer), style=viewer.look.style,
+                       full_screen=True, **kw)  # fmt: skip
+
+
+def run(replay: Replay, view: str, start: int = 0, look: Look | None = None) -> int:
+    """Show the viewer until the user quits; returns the last step shown."""
+    viewer = Viewer(replay, replay.clamp(start), view, look or Look.from_env())
+    result = build_app(viewer).run()
+    return viewer.index if result is None else int(result)
+
+
+# ------------------------------------------------------------------------ the command
+
+
+def _encodes(stream: Any, text: str) -> bool:
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
+def command(args: Any) -> int:
+    """``ginp2p replay``: the viewer on a terminal; ``--plain`` / ``--at`` (or no
+    terminal) print text instead. Errors are one line on stderr: exit 1 for a file
+    that cannot be replayed, 2 for a bad option value."""
+    import os
+    import sys
+
+    from ..replay import ReplayError, load
+
+    def fail(code: int, text: str) -> int:
+        print(f"ginp2p replay: error: {text}", file=sys.stderr)
+        return code
+
+    try:
+        replay = load(args.file, args.secrets or ())
+    except ReplayError as exc:
+        return fail(1, str(exc))
+    try:
+        view = replay.parse_view(args.view) if args.view else replay.default_view()
+    except ValueError as exc:
+        return fail(2, str(exc))
+    start = 0
+    if args.hand is not None:
+        found = replay.hand_start(args.hand)
+        if found is None:
+            hands = replay.hands
+            return fail(2, f"the log has no hand {args.hand}"
+                        + (f" (hands {hands[0]}-{hands[-1]})" if hands else ""))  # fmt: skip
+        start = found
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    if args.at is not None or args.plain or not interactive:
+        ascii = args.ascii or not _encodes(sys.stdout, "♥♦♣♠─·▶")
+        look = Look(ascii=ascii, colour=False)
+        if args.at is not None:
+            text = str(args.at).strip().lower()
+            if text == "end":
+                index = len(replay) - 1
+            elif text.isdigit() and 1 <= int(text) <= len(replay):
+                index = int(text) - 1
+            else:
+                return fail(2, f"--at takes an entry number 1-{len(replay)} or 'end'")
+            print(frame_text(replay, index, view, look))
+        else:
+            try:
+                for line in plain_lines(replay, view, look, moves=args.moves, hand=args.hand):
+                    print(line)
+                sys.stdout.flush()
+            except BrokenPipeError:  # `| head`: the reader has all it wants
+                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    run(replay, view, start, Look.from_env(ascii=args.ascii))
+    return 0

@@ -1,0 +1,374 @@
+"""The replay viewer (ginp2p.replay, ginp2p.tui.replay, ``ginp2p replay``).
+
+Logs are real: two PeerProtocol peers play a short match over the in-memory fake link
+and their entries and seeds are written to a ``.ginlog`` and ``.secrets`` files, as a
+peer writes them. The expected results come from elsewhere: the audit of the same
+file, and the events each peer saw while playing.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import random
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from prompt_toolkit.data_structures import Size
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+from prompt_toolkit.output.vt100 import Vt100_Output
+
+from ginp2p import events as ev
+from ginp2p.audit import audit
+from ginp2p.cli import main
+from ginp2p.fakelink import FakeLink, Side, make_pair
+from ginp2p.log import GUEST, HOST, LogFile, SecretsFile, secrets_path
+from ginp2p.protocol import PeerProtocol
+from ginp2p.replay import ReplayError, load
+from ginp2p.rules import get_preset
+from ginp2p.table import HandDealt
+from ginp2p.tui.look import Look
+from ginp2p.tui.replay import Viewer, build_app, frame_text, screen
+
+RULES = get_preset("classic").with_(game_target=10)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+
+
+@dataclass
+class Match:
+    host: Side
+    guest: Side
+
+    def dealt(self, who: int) -> dict[int, tuple[Any, ...]]:
+        """The cards each hand dealt to ``who``, as that peer's own table saw them."""
+        side = (self.host, self.guest)[who]
+        return {e.hand: e.cards for e in side.events if isinstance(e, HandDealt)}
+
+
+class ScoreCheater(PeerProtocol):
+    """Signs checkpoints that give it five points more than the hand gave."""
+
+    def _make_checkpoint(self, h: Any, game: bytes) -> Any:
+        kind, body, before = super()._make_checkpoint(h, game)
+        scores = list(body.scores)
+        scores[self.me] += 5
+        return kind, ev.make("checkpoint", h.number, body.last_host, body.last_guest, scores), \
+            before  # fmt: skip
+
+
+def play(seed: int, **kw: Any) -> Match:
+    rng = random.Random(seed)
+    host, guest = make_pair(RULES, rng, **kw)
+    FakeLink(host, guest, rng).run()
+    return Match(host, guest)
+
+
+def write(path: Path, records: list[bytes], side: Side | None = None) -> Path:
+    """A game file as a peer leaves it: the log, and that peer's secrets beside it."""
+    with LogFile.open(path) as f:
+        for r in records:
+            f.append(r)
+    if side is not None:
+        with SecretsFile.open(secrets_path(path)) as s:
+            for hand, (perm, key) in side.seeds.items():
+                s.put_seeds(hand, perm, key)
+    return path
+
+
+@pytest.fixture(scope="module")
+def honest() -> Match:
+    return play(1)
+
+
+@pytest.fixture(scope="module")
+def cheat() -> Match:
+    return play(3, guest_cls=ScoreCheater)
+
+
+@pytest.fixture
+def saved(honest: Match, tmp_path: Path) -> Path:
+    """The host's file of the honest match, with the host's secrets."""
+    return write(tmp_path / "match.ginlog", honest.host.saved, honest.host)
+
+
+def ansi_free(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", text)
+
+
+# ------------------------------------------------------------------------ the model
+
+
+def test_the_end_shows_the_final_scores_of_the_log(saved: Path) -> None:
+    report = audit(saved)
+    assert report.verdict.value == "clean" and report.scores is not None
+    r = load(saved)
+    assert r.report == report and len(r) == report.entries
+    last = r.frame(len(r) - 1, "public")
+    assert (last.seats[HOST].score, last.seats[GUEST].score) == report.scores
+    assert last.totals
+    w = report.winner
+    assert w is not None
+    s = report.scores
+    assert last.status == f"match over: {r.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+    # each hand's result, as the audit has it, shows at the hand's end
+    for h in report.hands[1:]:
+        end = max(s.index for s in r.steps if s.hand == h.hand)
+        assert r.frame(end, "public").result == h.result
+
+
+def test_views_show_what_each_may_know(saved: Path, honest: Match) -> None:
+    r = load(saved)
+    assert r.secrets == (secrets_path(saved), None)
+    assert r.default_view() == "host"  # the file's owner
+    dealt = r.deals[1]
+    public = r.frame(dealt, "public")
+    host = r.frame(dealt, "host")
+    everything = r.frame(dealt, "all")
+    upcard = public.pile[-1]
+    assert upcard is not None  # the upcard is public from the deal
+    assert all(c is None for seat in public.seats for c in seat.cards)
+    assert sorted(host.seats[HOST].cards) == sorted(honest.dealt(HOST)[1])  # type: ignore[type-var]
+    assert all(c is None for c in host.seats[GUEST].cards)
+    # the hand was opened later in the log: the all view has every card from the deal
+    assert sorted(everything.seats[GUEST].cards) == sorted(honest.dealt(GUEST)[1])  # type: ignore[type-var]
+    assert sorted(everything.seats[HOST].cards) == sorted(honest.dealt(HOST)[1])  # type: ignore[type-var]
+    # once both seeds are opened, everybody sees every card
+    opened = next(s.index for s in r.steps if s.hand == 1 and s.opened)
+    assert None not in r.frame(opened, "public").seats[GUEST].cards
+
+
+def test_move_and_hand_navigation(saved: Path) -> None:
+    r = load(saved)
+    moves = [s.index for s in r.steps if s.kind in ev.ACTION_KINDS]
+    assert r.next_move(0) == moves[0] and r.next_move(moves[0]) == moves[1]
+    assert r.prev_move(moves[1]) == moves[0]
+    assert r.hands == sorted(r.deals) and r.hands[0] == 1
+    assert r.next_hand(0) == r.deals[1]
+    assert len(r.hands) >= 2  # the fixed seed plays two hands
+    assert r.next_hand(r.deals[1]) == r.deals[2]
+    assert r.prev_hand(r.deals[2] + 3) == r.deals[2]
+    assert r.prev_hand(r.deals[2]) == r.deals[1]
+    assert r.next_mark(0) is None  # an honest log: nothing marked
+
+
+def test_an_unfinished_log_replays_to_where_it_stops(honest: Match, tmp_path: Path) -> None:
+    full = load(write(tmp_path / "full.ginlog", honest.host.saved))
+    stop = next(s.index for s in full.steps[full.deals[1] + 3 :]  # in play of hand 1
+                if s.kind == "discard")  # fmt: skip
+    cut = [s.entry.wire for s in full.steps[: stop + 1]]
+    path = write(tmp_path / "cut.ginlog", cut, honest.host)
+    with path.open("ab") as f:
+        f.write(b"\xc5\x01")  # a torn last record
+    r = load(path)
+    assert len(r) == len(cut)
+    assert r.report.verdict.value == "damaged" and any("torn" in n for n in r.notes)
+    last = r.steps[-1]
+    assert last.match is not None and not last.match.over
+    assert r.status(last).startswith("the log stops here: ")
+    for view in ("public", "host", "guest", "all"):  # every frame draws
+        for i in range(len(r)):
+            frame_text(r, i, view)
+    # hand 1 is never opened in this file: only the host's secrets show the host's
+    # cards, and they are the ones the full log proves
+    assert r.frame(stop, "host").seats[HOST].cards == full.frame(stop, "all").seats[HOST].cards
+    assert None not in r.frame(stop, "host").seats[HOST].cards
+    hs = r.steps[stop].hand_state
+    assert hs is not None
+    public = [pos in hs.shown for pos in hs.hands[HOST]]  # taken from the pile: public
+    assert not all(public)
+    for view in ("public", "guest"):
+        assert [c is not None for c in r.frame(stop, view).seats[HOST].cards] == public
+    assert all(c is None for c in r.frame(stop, "all").seats[GUEST].cards)
+
+
+def test_a_players_own_cards_need_their_secrets(honest: Match, cheat: Match,
+                                                tmp_path: Path) -> None:  # fmt: skip
+    r0 = load(write(tmp_path / "full.ginlog", honest.host.saved))
+    cut = [s.entry.wire for s in r0.steps[: r0.deals[1] + 1]]
+    path = write(tmp_path / "cut.ginlog", cut)  # no secrets beside it
+    r = load(path)
+    assert r.secrets == (None, None) and r.default_view() == "public"
+    assert all(c is None for c in r.frame(len(r) - 1, "guest").seats[GUEST].cards)
+    guest_secrets = write(tmp_path / "guest.ginlog", [], honest.guest).with_suffix(".secrets")
+    r = load(path, [guest_secrets])
+    assert r.secrets == (None, guest_secrets)
+    seen = r.frame(len(r) - 1, "guest").seats[GUEST].cards
+    assert sorted(seen) == sorted(honest.dealt(GUEST)[1])  # type: ignore[type-var]
+    stranger = write(tmp_path / "other.ginlog", [], cheat.host).with_suffix(".secrets")
+    with pytest.raises(ReplayError, match="not of this game"):
+        load(path, [stranger])
+
+
+def test_the_cheat_is_marked(cheat: Match, tmp_path: Path) -> None:
+    path = write(tmp_path / "cheat.ginlog", cheat.host.saved, cheat.host)
+    report = audit(path)
+    assert report.cheat is not None and report.cheat.rule == "bad-checkpoint"
+    r = load(path)
+    marked = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
+    assert [s.entry.id for s in marked] == [report.cheat.entry]
+    (bad,) = marked
+    assert bad.kind == "checkpoint" and bad.author == GUEST
+    assert "cheated" in bad.mark.text  # type: ignore[union-attr]
+    assert r.next_mark(0) == bad.index
+    assert r.frame(bad.index, "public").status.startswith("match over: Ann wins")
+    assert all(s.mark is None for s in r.steps[: bad.index])
+
+
+def test_unreadable_files_are_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(ReplayError, match="no such file"):
+        load(tmp_path / "nope.ginlog")
+    (tmp_path / "notes.txt").write_text("hello")
+    with pytest.raises(ReplayError, match="not a ginp2p game log"):
+        load(tmp_path / "notes.txt")
+    with pytest.raises(ReplayError, match="no entry"):
+        load(write(tmp_path / "empty.ginlog", []))
+    with pytest.raises(ReplayError, match="directory"):
+        load(tmp_path)
+
+
+# ------------------------------------------------------------------------ the application
+
+
+def drive(viewer: Viewer, keys: str, output: Any = None) -> int:
+    """Run the full-screen viewer on these keys (ending with q) without a terminal."""
+    with create_pipe_input() as inp:
+        inp.send_text(keys)
+        app = build_app(viewer, input=inp, output=output or DummyOutput())
+        return app.run()
+
+
+def test_the_viewer_steps_to_the_end_and_back(saved: Path) -> None:
+    r = load(saved)
+    n = len(r)
+    v = Viewer(r, 0, "host", Look(ascii=True, colour=False))
+    assert drive(v, "l" * (n + 5) + "q") == n - 1  # entry by entry, past the end: stays
+    text = fragment_text(screen(v))
+    s = r.report.scores
+    assert s is not None
+    assert f"final score {s[HOST]}" in text and f"final score {s[GUEST]}" in text
+    assert f"entry {n} of {n}" in text
+    assert drive(v, "h" * (n + 5) + "q") == 0  # and back to the first entry
+    assert "entry 1 of" in fragment_text(screen(v))
+    assert drive(v, "\x1b[F" + "\x1b[D" + "q") == n - 2  # End, then the left arrow
+    assert drive(v, "G" + "g" + "q") == 0
+
+
+def test_the_viewer_jumps_by_move_hand_number_and_mark(saved: Path, cheat: Match,
+                                                        tmp_path: Path) -> None:  # fmt: skip
+    r = load(saved)
+    v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
+    assert drive(v, "jq") == r.next_move(0)
+    assert drive(v, "1\rq") == r.deals[1]
+    assert drive(v, "jjkq") == r.next_move(r.deals[1])
+    assert drive(v, "5gq") == 4  # entry 5
+    assert drive(v, "99\rq") == 4 and "no hand 99" in v.message
+    assert drive(v, "vvq") == 4 and v.view == "guest"
+    assert drive(v, "mq") == 4 and "marks no entry" in v.message
+    c = load(write(tmp_path / "cheat.ginlog", cheat.host.saved))
+    v = Viewer(c, 0, "public", Look(ascii=True, colour=False))
+    bad = next(s.index for s in c.steps if s.mark is not None)
+    assert drive(v, "mq") == bad
+    text = fragment_text(screen(v, 100, 40))
+    assert f">!{bad + 1:>4}  hand 1" in text  # the current entry, flagged in the list
+    assert "Bob cheated (hand 1, guest entry" in text
+
+
+def test_what_reaches_the_terminal(saved: Path) -> None:
+    """The bytes the application writes hold the final scores, cards in colour."""
+    r = load(saved)
+    out = io.StringIO()
+    term = Vt100_Output(out, lambda: Size(rows=40, columns=100), term="xterm")
+    v = Viewer(r, 0, "host", Look(ascii=False, colour=True))
+    assert drive(v, "Gq", term) == len(r) - 1
+    drawn = ansi_free(out.getvalue())
+    s = r.report.scores
+    assert s is not None and f"final score {s[HOST]}" in drawn
+    assert "♥" in drawn or "♦" in drawn or "♠" in drawn or "♣" in drawn
+    help_out = io.StringIO()
+    term = Vt100_Output(help_out, lambda: Size(rows=40, columns=100), term="xterm")
+    drive(v, "?q", term)
+    assert "next move" in ansi_free(help_out.getvalue())
+
+
+def fragment_text(fragments: Any) -> str:
+    return "".join(text for _, text, *_ in fragments)
+
+
+# ------------------------------------------------------------------------ the command
+
+
+def test_the_command_prints_frames_and_steps(
+    saved: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = audit(saved)
+    s, w = report.scores, report.winner
+    assert s is not None and w is not None
+    assert main(["replay", str(saved), "--at", "end", "--ascii"]) == 0
+    out = capsys.readouterr().out
+    assert f"final score {s[HOST]}" in out and "view: Ann (host)" in out
+    assert "♥" not in out and "\x1b" not in out
+    assert main(["replay", str(saved), "--plain", "--moves", "--as", "Bob"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1].startswith("view: Bob (guest)")
+    assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+    assert any("discards" in line for line in lines)
+    assert not any("shuffles" in line for line in lines)  # --moves: no shuffle machinery
+    assert main(["replay", str(saved), "--plain", "--hand", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert any("shuffles" in line for line in lines)
+    assert not any(" hand 2," in line for line in lines)
+
+
+def test_the_command_reports_bad_input(tmp_path: Path, saved: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    assert main(["replay", str(tmp_path / "gone.ginlog")]) == 1
+    assert "ginp2p replay: error:" in capsys.readouterr().err
+    assert main(["replay", str(saved), "--as", "nobody"]) == 2
+    assert "unknown view" in capsys.readouterr().err
+    assert main(["replay", str(saved), "--hand", "99"]) == 2
+    assert "no hand 99" in capsys.readouterr().err
+    assert main(["replay", str(saved), "--at", "0"]) == 2
+    assert "--at takes" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["replay", "--help"])
+    assert exc.value.code == 0 and "--as VIEW" in capsys.readouterr().out
+
+
+def test_a_game_played_by_two_processes_replays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`ginp2p play` without a terminal: two computer players in two processes over
+    the network protocol, each keeping its own files, as a person's games are kept."""
+    home = tmp_path / "home"
+    env = dict(os.environ, GINP2P_HOME=str(home))
+    env.pop("GINP2P_CRASH_AT", None)
+    done = subprocess.run([sys.executable, "-m", "ginp2p", "play", "--set", "game_target=10",
+                           "--linger", "3"], capture_output=True, text=True, timeout=180,
+                          stdin=subprocess.DEVNULL, env=env)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    (path,) = (home / "games").glob("*.ginlog")
+    r = load(path)
+    # the player's secrets beside the log, the computer's beside its own copy
+    assert all(r.secrets) and r.default_view() == "host"
+    report = audit(path)
+    s, w = report.scores, report.winner
+    assert s is not None and w is not None
+    v = Viewer(r, 0, "host", Look(ascii=True, colour=False))
+    assert drive(v, "G" + "k" * 3 + "q") == r.prev_move(r.prev_move(r.prev_move(len(r) - 1)))
+    assert drive(v, "Gq") == len(r) - 1
+    assert f"final score {s[HOST]}" in fragment_text(screen(v))
+    assert main(["replay", str(path), "--plain"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[1] == "view: Computer 1 (host); audit: clean"
+    assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
