@@ -5,7 +5,8 @@ ZeroMQ; without a terminal, two computer players and you watch). ``host`` / ``jo
 play a match against a person on another computer (a line prompt for now); ``bot``
 puts the computer player on either side; ``resume`` continues a saved game after a
 crash or a quit; ``keys`` shows keys, safety numbers and forgets a peer; ``games``
-lists the saved games; ``selfplay`` plays a whole match through the engine alone.
+lists the saved games; ``replay`` steps through a saved game (or prints it);
+``selfplay`` plays a whole match through the engine alone.
 
 Heavy modules (zmq, nacl, prompt_toolkit, the engine) are imported inside the
 command functions, so ``ginp2p --help`` stays fast.
@@ -152,6 +153,22 @@ def _created() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
 
+def _table(args: argparse.Namespace) -> Any:
+    """The full-screen table for a person, unless ``--plain`` or there is no terminal
+    (a pipe, CI: then the line mode, which scripts and screen readers read)."""
+    import os
+
+    if getattr(args, "plain", False) or not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return None
+    if os.environ.get("TERM") == "dumb":  # no cursor movement: a full screen cannot work
+        return None
+    from .tui.look import Look
+    from .tui.table import TablePlayer
+
+    return TablePlayer(Look.from_env(ascii=getattr(args, "ascii", False)),
+                       bell=not getattr(args, "no_bell", False))  # fmt: skip
+
+
 def _check_common(args: argparse.Namespace) -> None:
     if not 20 <= args.k <= 64:
         raise UsageError("--k must be between 20 and 64")
@@ -261,6 +278,8 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         mdns_interface=getattr(args, "mdns_interface", None),
         parent_pid=getattr(args, "parent_pid", None),
     )  # fmt: skip
+    if not bot:
+        setup.table = _table(args)
     return _run(setup, identity, resume=False)
 
 
@@ -299,6 +318,8 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
                       connect_timeout=args.connect_timeout, linger=args.linger,
                       expect_rules=expect, accept_rules=side.player == "bot",
                       parent_pid=getattr(args, "parent_pid", None))  # fmt: skip
+    if side.player != "bot":
+        setup.table = _table(args)
     computer = None
     if side.computer_game and side.role == "host":
         computer = _spawn_computer(["--resume", side.computer_game], Path(side.computer_game))
@@ -437,11 +458,16 @@ def _cmd_play(args: argparse.Namespace) -> int:
     setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
                       linger=args.linger, pair_code=new_code(), advertise=False,
                       on_listening=on_listening, out=out)  # fmt: skip
+    if not watch:
+        setup.table = _table(args)
     try:
         code = _run(setup, identity, resume=False)
     finally:
+        # a person who left mid-game paused it: the computer would wait for them, so it
+        # is stopped (its files are saved entry by entry; `ginp2p resume` restarts it)
+        left = any(line.startswith("left the game") for line in lines)
         for child in children:
-            _reap(child, args.linger + 5)
+            _reap(child, 1.0 if left else args.linger + 5)
     if code == 0 and watch:
         print(f"\nthe game is saved in {path} (ginp2p games lists them)")
     return code
@@ -507,7 +533,24 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from .tui.replay import command
+
+    return command(args)
+
+
 # ------------------------------------------------------------------------ the parser
+
+
+def _console_options(p: argparse.ArgumentParser) -> None:
+    c = p.add_argument_group("console")
+    c.add_argument("--plain", action="store_true",
+                   help="a plain line prompt instead of the full-screen table (screen readers, "
+                   "scripts; also the default without a terminal)")  # fmt: skip
+    c.add_argument("--ascii", action="store_true",
+                   help="cards as 7H, TH, QS instead of suit symbols (NO_COLOR=1 drops colour)")
+    c.add_argument("--no-bell", action="store_true",
+                   help="no terminal bell when it becomes your turn")
 
 
 def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
@@ -588,6 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--watch", action="store_true", help="watch two computer players")
     _connect_option(play, guest=False)
     _game_options(play, True)
+    _console_options(play)
     play.set_defaults(func=_cmd_play, pair_code=None)
 
     host = sub.add_parser("host", help="host a match for a person on another computer",
@@ -598,6 +642,7 @@ def build_parser() -> argparse.ArgumentParser:
     _mdns_options(host, True)
     _connect_option(host, guest=False)
     _game_options(host, True)
+    _console_options(host)
     host.set_defaults(func=_cmd_host)
 
     join = sub.add_parser("join", help="join a match hosted on another computer",
@@ -610,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     _mdns_options(join, False)
     _connect_option(join)
     _game_options(join, False)
+    _console_options(join)
     join.set_defaults(func=_cmd_join)
 
     bot = sub.add_parser("bot", help="the computer player, hosting or joining a match",
@@ -638,6 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
     resume.add_argument("--port", type=int, help="host: listen on another port")
     resume.add_argument("-v", "--verbose", action="store_true", help="say more")
     _connect_option(resume)
+    _console_options(resume)
     resume.set_defaults(func=_cmd_resume)
 
     keys = sub.add_parser("keys", help="your key and fingerprint; paired players",
@@ -653,6 +700,32 @@ def build_parser() -> argparse.ArgumentParser:
                            description="The saved games: date, opponent, preset, result, file.")
     games.add_argument("--log-dir", metavar="DIR", help="another games folder")
     games.set_defaults(func=_cmd_games)
+
+    replay = sub.add_parser("replay", help="step through a saved game, or print it",
+                            description="Step forward and back through a saved game log "
+                            "(finished or not): entry by entry, move by move, hand by hand, "
+                            "as either player or an onlooker saw it, with the entries the "
+                            "audit rejects marked. Press ? in the viewer for the keys.",
+                            )  # fmt: skip
+    replay.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    replay.add_argument("--as", dest="view", metavar="VIEW",
+                        help="whose view: public, host, guest, all, or a player's name "
+                        "(default: the player whose secrets file is beside the log, else "
+                        "public)")  # fmt: skip
+    replay.add_argument("--hand", type=int, metavar="N",
+                        help="start at hand N (with --plain: only hand N)")
+    replay.add_argument("--ascii", action="store_true", help="cards as 7H/TS, no suit symbols")
+    replay.add_argument("--secrets", action="append", metavar="FILE",
+                        help="a player's .secrets file to read their cards with (repeatable; "
+                        "the one beside the log is read anyway)")  # fmt: skip
+    text = replay.add_argument_group("text instead of the full-screen viewer")
+    text.add_argument("--plain", action="store_true",
+                      help="print the entries as lines of words (the default without a "
+                      "terminal)")  # fmt: skip
+    text.add_argument("--moves", action="store_true",
+                      help="with --plain: only moves, deals, results and marked entries")
+    text.add_argument("--at", metavar="N|end", help="print the table at entry N, or at the end")
+    replay.set_defaults(func=_cmd_replay)
 
     selfplay = sub.add_parser("selfplay",
                               help="two computer players in one process, engine only (fast)")

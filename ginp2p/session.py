@@ -711,6 +711,12 @@ class Session:
         self.rules_pending: RuleSet | None = None
         self._rules_asked = False
         self.parent_pid = parent_pid
+        #: Seconds of the last `have` round trip (None until one came back): a UI shows it.
+        self.latency: float | None = None
+        #: If set, a `have` goes out this often (seconds) to keep ``latency`` fresh.
+        self.ping_every: float | None = None
+        self._have_out: float | None = None  # when our unanswered `have` question went out
+        self._asked = 0.0  # when we last asked (a `have` that wants a reply)
 
     # -- the host's rules (guest) ------------------------------------------------------
     def accept_rules_cb(self, rules: RuleSet) -> bool:
@@ -956,6 +962,8 @@ class Session:
     async def _send_have(self, reply: bool) -> None:
         h, g = self.proto.have()
         self._last_have = self.now()
+        if reply:
+            self._have_out = self._asked = self._last_have
         await self._send(HaveFrame(self.net_version, h, g, reply))
 
     # -- the clock -----------------------------------------------------------------------
@@ -982,6 +990,8 @@ class Session:
                 await self._send_have(reply=True)
         elif self.proto.table.owes(self.proto.opponent) is not None and quiet > self.resync_after:
             self.stats.resyncs += 1
+            await self._send_have(reply=True)
+        elif self.ping_every is not None and now - self._asked >= self.ping_every:
             await self._send_have(reply=True)
 
     # -- the network ---------------------------------------------------------------------
@@ -1038,6 +1048,8 @@ class Session:
                           f"version {frame.version}, this one (ginp2p {__version__}) speaks "
                           f"version {self.net_version}; both need the same version")  # fmt: skip
                 return
+            if not frame.reply and self._have_out is not None:
+                self.latency, self._have_out = self.now() - self._have_out, None
             self.peer_have = (frame.seq_host, frame.seq_guest)
             for wire in self.proto.missing(self.peer_have):
                 await self._send(EntryFrame(wire))
@@ -1318,6 +1330,9 @@ class GameSetup:
     on_listening: Callable[[int, str, str], None] | None = None  # host: (port, join, code)
     parent_pid: int | None = None  # leave (saved) when this process is gone
     out: Callable[[str], None] | None = None
+    #: The full-screen table (ginp2p.tui.table.TablePlayer) for a person; None: the line
+    #: prompt. It runs the game (``table.play(session)``) and takes what the session says.
+    table: Any = None
 
 
 def _lan_address(bind: str) -> str:
@@ -1481,17 +1496,21 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if resume:
             say(f"resumed from {len(logfile.records)} stored entries")
 
+        table = setup.table if setup.player != "bot" else None
         player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
-                          else LinePlayer())  # fmt: skip
+                          else table or LinePlayer())  # fmt: skip
         session = Session(
-            proto, endpoint, player, logfile, secrets, out=say, linger=setup.linger,
+            proto, endpoint, player, logfile, secrets,
+            out=table.heard(say) if table is not None else say, linger=setup.linger,
             connect_timeout=setup.connect_timeout if side.role == "guest" else None,
             game_path=path, expect_rules=setup.expect_rules,
             accept_rules=setup.accept_rules or setup.player == "bot",
             parent_pid=setup.parent_pid,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
-        result = await session.run()
+        if table is not None:
+            session.ping_every = 5.0
+        result = await (table.play(session) if table is not None else session.run())
         name = proto.table.names[proto.opponent]
         if name and peer_key is not None and peers.is_pinned(peer_key):
             with contextlib.suppress(Exception):

@@ -74,7 +74,9 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     import pexpect  # a test dependency: this test drives a real terminal
     env = dict(os.environ, GINP2P_HOME=str(tmp_path))
     env.pop("GINP2P_CRASH_AT", None)
-    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", *SHORT, "--linger", "3"],
+    # --plain: the line mode (in a terminal the full-screen table is the default)
+    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", *SHORT,
+                                           "--linger", "3"],
                           env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
     moves = 0
     try:

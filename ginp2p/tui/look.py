@@ -8,6 +8,7 @@ written the same way everywhere. Styles are class names (``class:card.red``) tha
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -33,6 +34,8 @@ STYLE_RULES: dict[str, str] = {
 """Colours for the class names below (ANSI names, so a terminal theme applies)."""
 
 STYLE = Style.from_dict(STYLE_RULES)
+_PRETTY_CARD = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
+_SUIT_LETTER = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 PLAIN = Style.from_dict({})
 
 
@@ -80,6 +83,14 @@ class Look:
         if dead:
             style += " class:card.dead"
         return [(style, self.name(card).rjust(3))]
+
+    def words(self, text: str) -> str:
+        """Free text (a log line, a message) in this look: ``7♥``/``10♥`` become ``7H``/``TH``
+        under ``--ascii``."""
+        if not self.ascii:
+            return text
+        return _PRETTY_CARD.sub(lambda m: ("T" if m[1] == "10" else m[1]) + _SUIT_LETTER[m[2]],
+                                text)  # fmt: skip
 
     def cards(self, cards: Iterable[Card | None], sep: str = " ") -> StyleAndTextTuples:
         out: StyleAndTextTuples = []

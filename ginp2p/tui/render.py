@@ -1,0 +1,416 @@
+"""Drawing the table: pure functions from a :class:`~ginp2p.tui.view.TableView` (and the
+console's own state) to rows of formatted text.
+
+A row is a list of ``(style, text)`` fragments. Nothing here reads a terminal, so a
+test can draw the table at 80×24 and read it back as plain text. Rows never rely on
+colour alone: melds are bracketed, the chosen card has a ``^^`` marker under it, so
+``NO_COLOR`` and ``--ascii`` lose nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.utils import get_cwidth
+
+from ..cards import Card
+from ..melds import Layoff
+from ..rules import RuleSet
+from .look import Look
+from .view import Draft, HandSummary, MatchSummary, Shown, TableView, card_order, meld_order
+
+__all__ = [
+    "CHOICE_KEYS",
+    "Row",
+    "draft_rows",
+    "fit",
+    "hand_rows",
+    "header_rows",
+    "help_rows",
+    "join_rows",
+    "match_rows",
+    "plain",
+    "rules_rows",
+    "summary_rows",
+    "table_rows",
+]
+
+Row = list[tuple[str, str]]
+
+CHOICE_KEYS = "123456789abcdfghijlmnopqrstuvwxyz"
+"""Keys that pick a meld or a layoff while changing a declaration (no ``e``, ``k``)."""
+
+
+def plain(rows: Sequence[Row]) -> str:
+    """The rows as text (what a screenshot shows)."""
+    return "\n".join("".join(t for _, t in row).rstrip() for row in rows)
+
+
+def fit(row: Row, width: int) -> Row:
+    """The row cut to ``width`` cells (a cut ends in ``…``)."""
+    out: Row = []
+    used = 0
+    for style, text in row:
+        w = get_cwidth(text)
+        if used + w <= width:
+            out.append((style, text))
+            used += w
+            continue
+        room = width - used - 1
+        part = ""
+        for ch in text:
+            if get_cwidth(part + ch) > room:
+                break
+            part += ch
+        out.append((style, part + "…"))
+        break
+    return out
+
+
+def join_rows(rows: Sequence[Row], width: int) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for i, row in enumerate(rows):
+        if i:
+            out.append(("", "\n"))
+        out.extend(fit(row, width))
+    return out
+
+
+def _width(row: Row) -> int:
+    return sum(get_cwidth(t) for _, t in row)
+
+
+def _spread(left: Row, right: Row, width: int) -> Row:
+    gap = width - _width(left) - _width(right)
+    return [*left, ("", " " * max(1, gap)), *right] if gap >= 1 else left
+
+
+def _cards(look: Look, cards: Sequence[Card | None], style: str = "") -> Row:
+    row: Row = []
+    for i, c in enumerate(cards):
+        if i:
+            row.append(("", " "))
+        row.append(((look.card_class(c) + " " + style).strip(), look.name(c)))
+    return row
+
+
+def _meld(look: Look, cards: Sequence[Card]) -> Row:
+    return [("", "["), *_cards(look, cards), ("", "]")]
+
+
+def _shown(look: Look, shown: Shown) -> Row:
+    row: Row = []
+    for m in shown.melds:
+        row += [*_meld(look, m), ("", " ")]
+    if shown.layoffs:
+        row += [("", "laid off "), *_cards(look, shown.layoffs), ("", " ")]
+    row += [("", "deadwood "), *_cards(look, shown.deadwood_cards, "class:card.dead")]
+    row.append(("class:title", f" = {shown.deadwood}"))
+    return row
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _clock(seconds: float) -> str:
+    s = max(0, int(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+# ------------------------------------------------------------------------ the table
+
+
+def header_rows(v: TableView, width: int) -> list[Row]:
+    """Names, scores, hands won, the preset, the connection."""
+    game = f" ginp2p · {v.preset}, game to {v.target}" if v.preset else " ginp2p"
+    if v.hand_no:
+        game += f" · hand {v.hand_no}"
+    link = v.link
+    if link == "connected" and v.latency is not None:
+        link += f" · {v.latency * 1000:.0f} ms"
+    style = "class:dim" if v.link == "connected" else "class:warn"
+    top = _spread([("class:title", game)], [(style, link + " ")], width)
+    me = f" {v.names[0]} (you) {v.scores[0]} · {_plural(v.hands_won[0], 'hand')} won"
+    them = f"{v.names[1]} {v.scores[1]} · {_plural(v.hands_won[1], 'hand')} won "
+    return [top, _spread([("class:title", me)], [("class:title", them)], width),
+            [("class:dim", "─" * width)]]  # fmt: skip
+
+
+def table_rows(v: TableView, look: Look, width: int, selected: Card | None = None,
+               after: int | None = None) -> list[Row]:  # fmt: skip
+    """The table under the header: the opponent, stock and pile, your hand, what you
+    may do, whose turn. ``after``: the deadwood left if the selected card goes."""
+    rows: list[Row] = []
+    label = 12
+    opp = v.names[1]
+    if v.opponent_shown is not None:
+        rows.append([("class:title", f" {opp}:".ljust(label)), *_shown(look, v.opponent_shown)])
+    elif v.phase:
+        rows.append([("class:title", f" {opp}".ljust(label)),
+                     ("", f"{_plural(v.opponent_cards, 'card')} in hand")])  # fmt: skip
+    else:
+        rows.append([("class:title", f" {opp}".ljust(label))])
+    if v.phase:
+        pile: Row = [("", f" stock {v.stock}".ljust(label)), ("", "pile ")]
+        if v.pile:
+            top = v.pile[-1]
+            pile += [(look.card_class(top) + " class:title", look.name(top))]
+            under = list(v.pile[:-1])
+            room = max(0, (width - label - 24) // 4)
+            if under and room:
+                shown = under[-room:][::-1]
+                pile += [("class:dim", "  under it: "), *_cards(look, shown)]
+                if len(under) > room:
+                    pile.append(("class:dim", " …"))
+        else:
+            pile.append(("class:dim", "empty"))
+        rows.append(pile)
+    else:
+        rows.append([])
+    rows.append([])
+    rows += hand_rows(v, look, selected, label)
+    rows.append(_hint_row(v, look, selected, after, label))
+    turn_style = "class:turn" if v.my_turn else ""
+    rows.append([(turn_style, (" ▶ " if v.my_turn else "   ") + look.words(v.turn))])
+    rows.append(_status_row(v))
+    return rows
+
+
+def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12) -> list[Row]:
+    """Your hand in its groups, and a marker row under the chosen card."""
+    if not v.hand:
+        return [[("class:title", " your hand".ljust(label))], []]
+    row: Row = [("class:title", " your hand".ljust(label))]
+    marks = " " * label
+    pos = label
+    dead_started = False
+    for g in v.groups:
+        if g.meld:
+            row.append(("", "["))
+            pos += 1
+            marks += " "
+        else:
+            dead_started = True
+            row.append(("class:dim", "deadwood "))
+            pos += 9
+            marks += " " * 9
+        for i, c in enumerate(g.cards):
+            if i:
+                row.append(("", " "))
+                pos += 1
+                marks += " "
+            name = look.name(c)
+            style = look.card_class(c)
+            if not g.meld:
+                style += " class:card.dead"
+            if c == selected:
+                style += " class:card.selected"
+            row.append((style, name))
+            w = get_cwidth(name)
+            marks += ("^" * w) if c == selected else " " * w
+            pos += w
+        if g.meld:
+            row.append(("", "]"))
+            marks += " "
+            pos += 1
+        row.append(("", " "))
+        marks += " "
+        pos += 1
+    row.append(("class:title", f"= {v.deadwood}" if dead_started else "gin!"))
+    return [row, [("class:turn", marks.rstrip())]]
+
+
+def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None,
+              label: int) -> Row:  # fmt: skip
+    row: Row = [("", " " * label)]
+    if not v.my_turn:
+        return row
+    if v.phase in ("discard", "wall") and selected is not None:
+        gins = [k for k in v.knocks if k.gin]
+        knocks = {k.discard: k for k in v.knocks if not k.gin}
+        if v.phase == "discard":
+            row += [("", "Enter discards "), (look.card_class(selected), look.name(selected))]
+            if after is not None:
+                row.append(("", f" (deadwood {after})"))
+        if gins:
+            row += [("class:turn", " · g: GIN discarding "), *_cards(look, [gins[0].discard])]
+        elif v.big_gin is not None:
+            row.append(("class:turn", " · g: BIG GIN"))
+        elif selected in knocks:
+            row.append(("class:turn", " · k knocks with it"))
+        elif knocks:
+            best = min(knocks.values(), key=lambda k: k.deadwood)
+            row += [("class:turn", " · k: knock discarding "), *_cards(look, [best.discard]),
+                    ("class:turn", f" ({best.deadwood})")]  # fmt: skip
+        elif v.phase == "discard":
+            row.append(("class:dim", " · no knock yet"))
+    elif v.phase == "draw" and v.knocks:
+        row.append(("class:turn", f"k: knock now ({v.knocks[0].deadwood})"))
+    return row
+
+
+def _status_row(v: TableView) -> Row:
+    if v.waiting is None or v.my_turn:
+        return []
+    row: Row = [("class:dim", f"   {v.waiting} · {_clock(v.waited)}")]
+    if v.claimable:
+        row = [("class:warn", f"   {v.names[1]} has not answered for {_clock(v.waited)}: "
+                              "press c to claim the match (they forfeit)")]  # fmt: skip
+    elif v.waited >= 10:
+        row.append(("class:dim", f" (claim after {_clock(v.claim_timeout)})"))
+    return row
+
+
+# ------------------------------------------------------------------------ declaring
+
+
+def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
+    """A declaration being made: what is laid, the deadwood, and (changing it) the
+    numbered choices."""
+    what = {
+        "knock": "knock", "gin": "gin", "wall_knock": "knock at the wall",
+        "big_gin": "big gin", "show": "your showdown",
+    }[d.kind]  # fmt: skip
+    title = f" {what}"
+    if d.discard is not None:
+        title += " discarding "
+    rows: list[Row] = [[("class:title", title),
+                        *(_cards(look, [d.discard]) if d.discard is not None else [])]]  # fmt: skip
+    melds: Row = [("", "   melds     ")]
+    for m in d.melds:
+        melds += [*_meld(look, meld_order(m)), ("", " ")]
+    if not d.melds:
+        melds.append(("class:dim", "none"))
+    rows.append(melds)
+    if d.targets or d.layoffs:
+        lays: Row = [("", "   laid off  ")]
+        for lay in d.layoffs:
+            lays += [*_cards(look, [lay.card]), ("class:dim", f"→{_target(d, lay, look)} ")]
+        if not d.layoffs:
+            lays.append(("class:dim", "none"))
+        rows.append(lays)
+    left = sorted(d.left(), key=card_order)
+    rows.append([("", "   deadwood  "), *_cards(look, left, "class:card.dead"),
+                 ("class:title", f" = {d.deadwood(rules)}")])  # fmt: skip
+    if d.editing:
+        choices = d.choices(rules)
+        rows.append([("class:dim", "   add one (its key), Backspace takes the last back, "
+                                   "Enter sends, Esc cancels:")])  # fmt: skip
+        line: Row = [("", "   ")]
+        for key, ch in zip(CHOICE_KEYS, choices, strict=False):
+            item: Row = [("class:turn", f"{key}) ")]
+            if isinstance(ch, Layoff):
+                item += [*_cards(look, [ch.card]), ("class:dim", f"→{_target(d, ch, look)}")]
+            else:
+                item += _meld(look, meld_order(ch))
+            item.append(("", "  "))
+            if _width(line) + _width(item) > width and len(line) > 1:
+                rows.append(line)
+                line = [("", "   ")]
+            line += item
+        if not choices:
+            line.append(("class:dim", "nothing more can be laid"))
+        rows.append(line)
+    else:
+        rows.append([("class:turn", "   Enter: do it · e: change the melds"
+                      + (" and layoffs" if d.targets else "")
+                      + ("" if d.kind == "show" else " · Esc: cancel"))])  # fmt: skip
+    return rows
+
+
+def _target(d: Draft, lay: Layoff, look: Look) -> str:
+    m = d.targets[lay.meld] if lay.meld < len(d.targets) else None
+    if m is None:
+        return "?"
+    cards = meld_order(m)
+    return f"[{look.name(cards[0])}…{look.name(cards[-1])}]"
+
+
+# ------------------------------------------------------------------------ summaries
+
+
+def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False) -> list[Row]:
+    """The end of a hand: each side's melds, layoffs and deadwood; the points; totals."""
+    rows: list[Row] = [[("class:title", f" {h.headline}")], []]
+    pad = max(len(s.name) for s in h.seats) + 3
+    for s in h.seats:
+        if s.shown is None:
+            rows.append([("", f"   {s.name}".ljust(pad + 3)), ("class:dim", "nothing shown")])
+            continue
+        rows.append([("", f"   {s.name}".ljust(pad + 3)), *_shown(look, s.shown)])
+    rows.append([])
+    for reason in h.reasons:
+        rows.append([("", f"   {reason}")])
+    me, opp = h.seats
+    rows.append([("class:title", f"   points this hand: {me.name} {me.points}, "
+                                 f"{opp.name} {opp.points}")])  # fmt: skip
+    rows.append([("class:title", f"   game score: {me.name} {me.score}, {opp.name} {opp.score}")])
+    rows.append([])
+    rows.append([("class:turn", "   Enter: the match result" if last else
+                  "   Enter: back to the table (the next hand is being dealt)")])  # fmt: skip
+    return rows
+
+
+def match_rows(m: MatchSummary, width: int, finished: bool) -> list[Row]:
+    """The end of the match: hand by hand, the bonuses, the totals."""
+    me, opp = m.names
+    w = max(8, len(me), len(opp)) + 1
+    rows: list[Row] = [[("class:title", f" {m.headline}")], []]
+    rows.append([("class:dim", f"   {'hand':<5}{'':<34}{me[:w]:>{w}}{opp[:w]:>{w}}")])
+    hands = list(m.hands)
+    if len(hands) > 10:
+        rows.append([("class:dim", f"   … {len(hands) - 9} earlier hands")])
+        hands = hands[-9:]
+    for n, text, a, b in hands:
+        rows.append([("", f"   {n:<5}{text[:33]:<34}{a:>{w}}{b:>{w}}")])
+    rows.append([("", f"   {'':<5}{'game score':<34}{m.scores[0]:>{w}}{m.scores[1]:>{w}}")])
+    for what, a, b in m.bonuses:
+        rows.append([("", f"   {'':<5}{'+ ' + what:<34}{a:>{w}}{b:>{w}}")])
+    rows.append([("class:title",
+                  f"   {'':<5}{'total':<34}{m.totals[0]:>{w}}{m.totals[1]:>{w}}")])  # fmt: skip
+    rows.append([])
+    rows.append([("class:turn" if finished else "class:dim",
+                  "   q or Enter: leave (the game is saved; ginp2p games lists it)" if finished
+                  else "   making sure the other side has every entry…")])  # fmt: skip
+    return rows
+
+
+HELP_TEXT = """\
+Gin rummy: make melds (3 or 4 cards of one rank, or 3+ in a row of one suit)
+and keep the other cards (deadwood: ace 1, pictures 10) low. Each turn, draw a
+card, then discard one. With deadwood of 10 or less you may knock; with none,
+go gin.
+
+keys
+  ← →     choose a card in your hand     Enter   discard the chosen card
+  s       draw from the stock            d       take the top of the pile
+  p       pass (the first upcard)        k       knock with the chosen card
+  g       go gin                         c       claim (they stopped playing)
+  :       type a command (Tab completes) ?       this help (Esc closes it)
+  Ctrl-C  leave (asks first; the game is saved and `ginp2p resume` goes on)
+
+commands (cards as 7h, 10h, qs, jk)
+  stock  pile  take  pass  discard 7h  knock qs  gin 2c  show  say TEXT
+  claim  resign  quit
+
+At the showdown the best melds and layoffs are proposed: Enter accepts them,
+e lets you lay them one by one. The other player's moves are in the log."""
+
+
+def help_rows(width: int) -> list[Row]:
+    return [[("class:title", " help")], *[[("", " " + line)] for line in HELP_TEXT.splitlines()]]
+
+
+def rules_rows(text: str, width: int) -> list[Row]:
+    import textwrap
+
+    lines = textwrap.wrap(text, max(20, width - 4))
+    return [
+        [("class:title", " the host's rules")],
+        [],
+        *[[("", f"   {line}")] for line in lines],
+        [],
+        [("class:turn", "   play by these rules?  y: yes   n: no (leave; nothing is played)")],
+    ]

@@ -1,0 +1,837 @@
+"""The table a person plays at: a full-screen prompt_toolkit application.
+
+:class:`TablePlayer` is a :class:`~ginp2p.session.Player` like the bot and the line
+prompt. :meth:`TablePlayer.play` runs the application with ``run_async()`` and starts
+the game (``Session.run``: the network, the clock, the protocol) as the application's
+background task; every protocol event updates the table and calls ``invalidate()``.
+
+Keys become the same commands the line prompt reads (:func:`ginp2p.session.parse_command`),
+so a key and a typed command are checked and explained the same way. The table itself
+is drawn by the pure functions of :mod:`.view` and :mod:`.render`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.completion import CompleteEvent, Completer, Completion
+from prompt_toolkit.document import Document
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
+from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.processors import BeforeInput
+from prompt_toolkit.output import Output
+
+from ..cards import RANKS, Card
+from ..engine import DrawDiscard, DrawStock, Phase
+from ..melds import Layoff
+from ..session import (
+    Act,
+    ClaimCmd,
+    Command,
+    CommandError,
+    QuitCmd,
+    ResignCmd,
+    RulesCmd,
+    RulesOffered,
+    Session,
+    SessionResult,
+    describe_rules,
+    parse_command,
+)
+from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
+from .look import Look
+from .render import (
+    CHOICE_KEYS,
+    Row,
+    draft_rows,
+    header_rows,
+    help_rows,
+    join_rows,
+    match_rows,
+    rules_rows,
+    summary_rows,
+    table_rows,
+)
+from .view import (
+    Draft,
+    HandSummary,
+    MatchSummary,
+    Situation,
+    TableView,
+    build_view,
+    deadwood_after,
+    draft_from,
+    hand_summary,
+    log_line,
+    match_summary,
+)
+
+__all__ = ["CommandCompleter", "TablePlayer", "card_word", "situation"]
+
+LOG_KEEP = 500
+VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
+         "claim", "resign", "quit", "help")  # fmt: skip
+CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
+
+
+def card_word(card: Card) -> str:
+    """How a person types a card: ``7h``, ``10h``, ``qs``, ``jk`` (``#1``: second copy)."""
+    if card.suit is None:
+        word = "jk"
+    else:
+        word = ("10" if card.rank == 10 else RANKS[card.rank].lower()) + card.suit.letter.lower()
+    return word + (f"#{card.copy}" if card.copy else "")
+
+
+def _names(session: Session) -> tuple[str, str]:
+    """Both names; ours is known before our hello is in the log."""
+    p = session.proto
+    n = [x or ("host", "guest")[i] for i, x in enumerate(p.table.names)]
+    if not p.table.names[p.me] and getattr(p, "name", ""):
+        n[p.me] = p.name
+    return n[0], n[1]
+
+
+def situation(session: Session) -> Situation:
+    """What the table is drawn from, read off a running session."""
+    p = session.proto
+    names = _names(session)
+    owed = p.table.owes(p.opponent)
+    waiting = session.waiting
+    waited = session.now() - waiting.since if waiting is not None and owed is not None else 0.0
+    if session.link_up:
+        link = "connected"
+    else:
+        link = "reconnecting…" if session.stats.reconnects else "connecting…"
+    return Situation(
+        me=p.me,
+        names=(names[0], names[1]),
+        match=p.table.match,
+        hand=p.view(),
+        my_turn=p.my_turn,
+        owed=owed.what if owed is not None else None,
+        waited=waited,
+        claim_timeout=p.table.claim_timeout,
+        claimable=session.may_claim(),
+        link=link,
+        latency=session.latency,
+        over=session.finishing is not None,
+    )
+
+
+class CommandCompleter(Completer):
+    """Completes the command line: the verbs, then the cards of your hand that fit."""
+
+    def __init__(self, table: TablePlayer) -> None:
+        self.table = table
+
+    def get_completions(self, document: Document,
+                        complete_event: CompleteEvent) -> Iterable[Completion]:  # fmt: skip
+        text = document.text_before_cursor
+        words = text.split()
+        if not words or (len(words) == 1 and not text.endswith(" ")):
+            prefix = words[0].lower() if words else ""
+            for verb in VERBS:
+                if verb.startswith(prefix):
+                    yield Completion(verb, -len(prefix))
+            return
+        if len(words) > 2 or (len(words) == 2 and text.endswith(" ")):
+            return
+        verb = words[0].lower()
+        prefix = words[1].lower() if len(words) == 2 else ""
+        for card in self.table.cards_for(verb):
+            word = card_word(card)
+            if word.startswith(prefix):
+                yield Completion(word, -len(prefix), display=self.table.look.name(card))
+
+
+class TablePlayer:
+    """A person at the full-screen table.
+
+    ``input``/``output`` default to the terminal; tests pass a pipe input and a
+    ``DummyOutput``. ``bell``: ring when it becomes your turn.
+    """
+
+    verbose = True
+
+    def __init__(self, look: Look | None = None, *, bell: bool = True,
+                 input: Input | None = None, output: Output | None = None) -> None:  # fmt: skip
+        self.look = look or Look.from_env()
+        self.bell = bell
+        self.input = input
+        self.output = output
+        self.session: Session | None = None
+        self.app: Application[None] | None = None
+        self.running = False
+        self.result: SessionResult | None = None
+        self.log: list[tuple[str, str]] = []
+        self.message: tuple[str, str] = ("", "")
+        self.selected: Card | None = None
+        self.draft: Draft | None = None
+        self.summary: HandSummary | None = None
+        self.final: MatchSummary | None = None
+        self.rules_offer: str | None = None
+        self.show_help = False
+        self.confirm: tuple[str, Callable[[], None]] | None = None
+        self.command_mode = False
+        self.leaving = False
+        self._my_turn = False
+        self._drawn: Card | None = None
+        self._view_key: Any = None
+        self._view: TableView | None = None
+        self.command = Buffer(multiline=False, completer=CommandCompleter(self),
+                              complete_while_typing=True,
+                              accept_handler=self._accept_line)  # fmt: skip
+
+    # -- the Player protocol ------------------------------------------------------------
+    def next_command(self, session: Session) -> Command | None:
+        """Called after every change: ring on a new turn, refresh. Moves come from keys."""
+        self.session = session
+        mine = session.proto.my_turn
+        if mine and not self._my_turn and self.bell and self.app is not None and self.running:
+            self.app.output.bell()
+        self._my_turn = mine
+        self._sync_draft()
+        self.refresh()
+        return None
+
+    def event(self, session: Session, what: Any) -> None:
+        self.session = session
+        p = session.proto
+        names = self._names()
+        if isinstance(what, RulesOffered):
+            self.rules_offer = describe_rules(what.rules)
+        elif isinstance(what, Moved) and what.player == p.me and \
+                isinstance(what.action, DrawStock | DrawDiscard):  # fmt: skip
+            self._drawn = what.card
+            if what.card is not None:
+                self.selected = what.card
+        elif isinstance(what, HandScored):
+            m = p.table.match
+            if m is not None:
+                self.summary = hand_summary(what.hand, what.result, what.scores, p.me, names,
+                                            m.rules)  # fmt: skip
+            self.draft = None
+        elif isinstance(what, MatchOver):
+            m = p.table.match
+            if m is not None:
+                self.final = match_summary(m, p.me, names)
+        elif isinstance(what, HandDealt):
+            self.draft = None
+            self._drawn = None
+        line = log_line(what, p.me, names)
+        if line is None and isinstance(what, CheatDetected):
+            line = session.describe(what, terse=False)
+        if line:
+            style = "class:cheat" if isinstance(what, CheatDetected) else \
+                "class:title" if isinstance(what, HandScored | MatchOver) else ""  # fmt: skip
+            self._log(line, style)
+        self.refresh()
+
+    async def run(self, session: Session) -> None:
+        """Input is the application's, started by :meth:`play`; nothing to run here."""
+        self.session = session
+
+    # -- running -----------------------------------------------------------------------
+    def heard(self, fallback: Callable[[str], None]) -> Callable[[str], None]:
+        """What the session says: into the table's log while it is on screen, else to
+        ``fallback`` (the terminal)."""
+
+        def out(text: str) -> None:
+            if self.running:
+                self.say(text)
+            else:
+                fallback(text)
+
+        return out
+
+    def say(self, text: str) -> None:
+        pending = self.session is not None and self.session.rules_pending is not None
+        for line in text.splitlines() or [""]:
+            if pending and line.startswith("refused: the host's rules"):
+                continue  # not refused yet: the question is on screen
+            if line.startswith("? "):
+                self.message = ("class:error", self.look.words(line[2:]))
+                self._log(line, "class:error")
+            else:
+                self._log(line, "class:warn" if line.startswith(("lost the", "CHEAT")) else "")
+        self.refresh()
+
+    async def play(self, session: Session) -> SessionResult:
+        """Run the table until the game ends and the player leaves; the game itself
+        (``session.run``) is the application's background task."""
+        self.session = session
+        app = self.app = self.build()
+
+        async def game() -> None:
+            try:
+                result = await session.run()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # shown, then the table closes with it
+                result = SessionResult(1, "error", f"{type(exc).__name__}: {exc}")
+            self.result = result
+            if self.leaving or result.status == "quit":
+                app.exit()
+                return
+            if result.status == "error":
+                self.message = ("class:error", result.message)
+            self.refresh()
+
+        m = session.proto.table.match
+        if m is not None and m.hand_no:
+            self._log(f"the game goes on: hand {m.hand_no}, {self._names()[0]} {m.scores[0]}, "
+                      f"{self._names()[1]} {m.scores[1]}")  # fmt: skip
+        self.running = True
+        try:
+            await app.run_async(pre_run=lambda: app.create_background_task(game()))
+        finally:
+            self.running = False
+        if self.result is None:
+            self.result = SessionResult(0, "quit", "left the game; it is saved: ginp2p resume "
+                                        f"{session.game_path or 'FILE'}")  # fmt: skip
+        return self.result
+
+    def refresh(self) -> None:
+        self._view_key = None
+        if self.app is not None and self.running:
+            self.app.invalidate()
+
+    # -- the view -------------------------------------------------------------------
+    def _names(self) -> tuple[str, str]:
+        assert self.session is not None
+        return _names(self.session)
+
+    def view(self) -> TableView | None:
+        """The table now (cached until the next change; the clock is re-read)."""
+        if self.session is None:
+            return None
+        s = situation(self.session)
+        key = (self.session.proto.table.placed_count, s.my_turn, s.claimable, s.link, s.over,
+               s.owed)  # fmt: skip
+        if self._view is None or key != self._view_key:
+            self._view = build_view(s)
+            self._view_key = key
+            self._keep_selection(self._view)
+        return replace(self._view, waited=s.waited, latency=s.latency)
+
+    def _keep_selection(self, v: TableView) -> None:
+        if self.selected in v.hand:
+            return
+        if self._drawn in v.hand:
+            self.selected = self._drawn
+        else:
+            self.selected = v.hand[-1] if v.hand else None
+
+    def cards_for(self, verb: str) -> list[Card]:
+        """The cards that complete a command: knock/gin only offer discards that work."""
+        v = self.view()
+        if v is None:
+            return []
+        if verb == "knock":
+            return [k.discard for k in v.knocks if not k.gin and k.discard is not None]
+        if verb == "gin":
+            return [k.discard for k in v.knocks if k.gin and k.discard is not None]
+        if verb in CARD_VERBS:
+            return list(v.hand)
+        return []
+
+    def screen(self, width: int, height: int) -> StyleAndTextTuples:
+        """The whole screen but the two bottom rows (message, keys)."""
+        return join_rows(self.rows(width, height), width)
+
+    def rows(self, width: int, height: int) -> list[Row]:
+        v = self.view()
+        if v is None:
+            return [[("", " starting…")]]
+        rows = header_rows(v, width)
+        overlay = self._overlay(width)
+        if overlay is not None:
+            return (rows + overlay)[:height]
+        rules = self._rules()
+        after = None
+        if v.phase == "discard" and v.my_turn and self.selected is not None and rules:
+            after = deadwood_after(v.hand, self.selected, rules)
+        rows += table_rows(v, self.look, width, self.selected, after)
+        if self.draft is not None and rules is not None:
+            rows += [[("class:dim", "─" * width)], *draft_rows(self.draft, rules, self.look, width)]
+        rows.append([("class:dim", "─" * width)])
+        room = height - len(rows)
+        if room > 0:
+            rows += [[(style, " " + text)] for style, text in self.log[-room:]]
+        return rows[:height]
+
+    def _overlay(self, width: int) -> list[Row] | None:
+        if self.show_help:
+            return help_rows(width)
+        if self.rules_offer is not None:
+            return rules_rows(self.rules_offer, width)
+        if self.summary is not None:
+            return summary_rows(self.summary, self.look, width, last=self.final is not None)
+        if self.final is not None:
+            return match_rows(self.final, width, self.result is not None)
+        return None
+
+    def _rules(self) -> Any:
+        assert self.session is not None
+        m = self.session.proto.table.match
+        return m.rules if m is not None else None
+
+    def bottom(self) -> StyleAndTextTuples:
+        if self.confirm is not None:
+            return [("class:warn", " " + self.confirm[0] + " (y/n)")]
+        style, text = self.message
+        return [(style, " " + self.look.words(text))] if text else []
+
+    def keys_line(self, width: int) -> StyleAndTextTuples:
+        if self.result is not None and self.summary is None and not self.command_mode:
+            pairs = [("q", "leave")]
+        elif self.command_mode:
+            pairs = [("Enter", "do it"), ("Tab", "complete"), ("Esc", "back to the keys")]
+        elif self.show_help:
+            pairs = [("Esc", "close the help")]
+        elif self.rules_offer is not None:
+            pairs = [("y", "play"), ("n", "leave")]
+        elif self.summary is not None:
+            pairs = [("Enter", "continue"), ("?", "help"), ("^C", "leave")]
+        elif self.final is not None:
+            pairs = [("q", "leave")] if self.result is not None else [("^C", "leave")]
+        elif self.draft is not None and self.draft.editing:
+            pairs = [("keys", "add"), ("Bksp", "undo"), ("Enter", "send"), ("Esc", "cancel")]
+        else:
+            v = self.view()
+            pairs = list(v.keys) if v is not None else [("?", "help")]
+        out: StyleAndTextTuples = []
+        used = 0
+        for key, what in pairs:
+            piece = f" {key} {what} "
+            if used + len(piece) + 1 > width:
+                break
+            out += [("class:title reverse", f" {key}"), ("reverse", f" {what} "), ("", " ")]
+            used += len(piece) + 1
+        return out
+
+    # -- the application -------------------------------------------------------------
+    def build(self) -> Application[None]:
+        def size() -> tuple[int, int]:
+            app = self.app
+            if app is None:
+                return 80, 24
+            s = app.output.get_size()
+            return s.columns, s.rows
+
+        self._body = FormattedTextControl(lambda: self.screen(size()[0], max(1, size()[1] - 2)),
+                                          focusable=True)  # fmt: skip
+        body = Window(self._body, wrap_lines=False)
+        command = ConditionalContainer(
+            Window(BufferControl(self.command, input_processors=[BeforeInput(": ")]), height=1),
+            filter=Condition(lambda: self.command_mode),
+        )
+        message = ConditionalContainer(
+            Window(FormattedTextControl(self.bottom), height=1),
+            filter=Condition(lambda: not self.command_mode),
+        )
+        keys = Window(FormattedTextControl(lambda: self.keys_line(size()[0])), height=1)
+        layout = Layout(HSplit([body, command, message, keys]), focused_element=body)
+        app: Application[None] = Application(
+            layout=layout, key_bindings=self.bindings(), style=self.look.style,
+            full_screen=True, mouse_support=False, refresh_interval=1.0,
+            input=self.input, output=self.output,
+        )  # fmt: skip
+        app.ttimeoutlen = 0.05
+        return app
+
+    def bindings(self) -> KeyBindings:
+        kb = KeyBindings()
+        command = Condition(lambda: self.command_mode)
+        confirm = Condition(lambda: self.confirm is not None)
+        helping = Condition(lambda: self.show_help)
+        offered = Condition(lambda: self.rules_offer is not None)
+        final = Condition(lambda: self.final is not None and self.summary is None)
+        editing = Condition(lambda: self.draft is not None and self.draft.editing)
+        drafting = Condition(lambda: self.draft is not None and not self.draft.editing)
+        summary = Condition(lambda: self.summary is not None)
+        done = Condition(lambda: self.result is not None and self.summary is None)
+        free = ~command & ~confirm & ~helping & ~offered & ~final & ~editing
+        play = free & ~drafting
+
+        def on(*keys: str, filter: Any) -> Callable[[Callable[[], None]], Callable[[], None]]:
+            def register(fn: Callable[[], None]) -> Callable[[], None]:
+                def handler(event: KeyPressEvent) -> None:
+                    self.message = ("", "")
+                    try:
+                        fn()
+                    except Exception as exc:  # never a crash on a key
+                        self.message = ("class:error", f"cannot do that now ({exc})")
+                    self.refresh()
+
+                kb.add(*keys, filter=filter)(handler)
+                return fn
+
+            return register
+
+        @on("c-c", filter=~confirm & ~command)
+        def _leave() -> None:
+            self.ask_leave()
+
+        @on("y", filter=confirm)
+        def _yes() -> None:
+            assert self.confirm is not None
+            _, then = self.confirm
+            self.confirm = None
+            then()
+
+        @on("n", filter=confirm)
+        @on("escape", filter=confirm)
+        @on("c-c", filter=confirm)
+        def _no() -> None:
+            self.confirm = None
+
+        @on("y", filter=offered & ~confirm)
+        def _accept_rules() -> None:
+            self.rules_offer = None
+            self._submit(RulesCmd(True))
+
+        @on("n", filter=offered & ~confirm)
+        def _decline_rules() -> None:
+            self.rules_offer = None
+            self.leaving = True
+            self._submit(RulesCmd(False))
+
+        @on("?", filter=free)
+        def _help() -> None:
+            self.show_help = True
+
+        @on("escape", filter=helping & ~confirm)
+        @on("q", filter=helping & ~confirm)
+        @on("?", filter=helping & ~confirm)
+        @on("enter", filter=helping & ~confirm)
+        def _close_help() -> None:
+            self.show_help = False
+
+        @on("q", filter=final & ~confirm & ~command)
+        @on("enter", filter=final & ~confirm & ~command)
+        def _done() -> None:
+            self.leave_when_over()
+
+        @on("enter", filter=summary & free & ~drafting)
+        @on("escape", filter=summary & free & ~drafting)
+        @on(" ", filter=summary & free & ~drafting)
+        def _close_summary() -> None:
+            self.summary = None
+
+        @on("left", filter=play)
+        def _left() -> None:
+            self.move(-1)
+
+        @on("right", filter=play)
+        def _right() -> None:
+            self.move(1)
+
+        @on("enter", filter=play & ~summary)
+        def _discard() -> None:
+            self.discard()
+
+        @on("s", filter=play)
+        def _stock() -> None:
+            self.summary = None
+            self.typed("stock")
+
+        @on("d", filter=play)
+        def _pile() -> None:
+            self.summary = None
+            self.take()
+
+        @on("p", filter=play)
+        def _pass() -> None:
+            self.summary = None
+            self.typed("pass")
+
+        @on("k", filter=play)
+        def _knock() -> None:
+            self.summary = None
+            self.knock()
+
+        @on("g", filter=play)
+        def _gin() -> None:
+            self.summary = None
+            self.gin()
+
+        @on("c", filter=play)
+        def _claim() -> None:
+            self._submit(ClaimCmd())
+
+        @on(":", filter=free)
+        @on("/", filter=free)
+        def _command() -> None:
+            self.command_mode = True
+            self.command.reset()
+            assert self.app is not None
+            self.app.layout.focus(self.command)
+
+        @on("escape", filter=command)
+        @on("c-c", filter=command)
+        def _close_command() -> None:
+            self.close_command()
+
+        @on("enter", filter=drafting & free)
+        def _send_draft() -> None:
+            self.send_draft()
+
+        @on("e", filter=drafting & free)
+        def _edit_draft() -> None:
+            assert self.draft is not None
+            self.draft = replace(self.draft, melds=(), layoffs=(), editing=True)
+
+        @on("escape", filter=drafting & free)
+        def _cancel_draft() -> None:
+            if self.draft is not None and self.draft.kind != "show":
+                self.draft = None
+
+        @on("enter", filter=editing & ~confirm)
+        def _send_edited() -> None:
+            self.send_draft()
+
+        @on("backspace", filter=editing & ~confirm)
+        def _undo() -> None:
+            self.undo_choice()
+
+        @on("escape", filter=editing & ~confirm)
+        def _stop_editing() -> None:
+            self.cancel_edit()
+
+        for i, key in enumerate(CHOICE_KEYS):
+            kb.add(key, filter=editing & ~confirm)(self._chooser(i))
+
+        @on("q", filter=done & ~command & ~confirm)
+        @on("enter", filter=done & ~command & ~confirm)
+        @on("c-c", filter=done & ~command & ~confirm)
+        def _close() -> None:
+            if self.app is not None:
+                self.app.exit()
+
+        return kb
+
+    def _chooser(self, index: int) -> Callable[[KeyPressEvent], None]:
+        def pick(event: KeyPressEvent) -> None:
+            self.choose(index)
+            self.refresh()
+
+        return pick
+
+    # -- intents (what a key means) -----------------------------------------------------
+    def _submit(self, cmd: Any) -> None:
+        assert self.session is not None
+        self.session.submit(cmd)
+
+    def typed(self, text: str) -> bool:
+        """Run one command as typed on the line prompt; False (and a message) if it is
+        not a move now."""
+        assert self.session is not None
+        try:
+            cmd = parse_command(text, self.session.proto)
+        except CommandError as exc:
+            self.message = ("class:error", str(exc))
+            return False
+        except Exception as exc:  # never a crash on typed input
+            self.message = ("class:error", f"cannot do that now ({type(exc).__name__}: {exc})")
+            return False
+        if cmd == "help":
+            self.show_help = True
+        elif cmd == "look":
+            self.message = ("", "the table is on screen")
+        elif isinstance(cmd, QuitCmd):
+            self.ask_leave()
+        elif isinstance(cmd, ResignCmd):
+            self.confirm = ("resign? you lose the match", lambda: self._submit(cmd))
+        else:
+            self._submit(cmd)
+            if isinstance(cmd, Act):
+                self.draft = None
+        return True
+
+    def move(self, step: int) -> None:
+        v = self.view()
+        if v is None or not v.hand:
+            return
+        if self.selected not in v.hand:
+            self.selected = v.hand[0]
+            return
+        i = v.hand.index(self.selected)  # type: ignore[arg-type]
+        self.selected = v.hand[(i + step) % len(v.hand)]
+
+    def _phase(self) -> Phase | None:
+        assert self.session is not None
+        view = self.session.proto.view()
+        return view.phase if view is not None else None
+
+    def discard(self) -> None:
+        if self._phase() is Phase.WALL:
+            self.message = ("class:error", "at the wall: k knocks with the chosen card, p passes")
+            return
+        if self.selected is None:
+            self.message = ("class:error", "no card chosen (←/→)")
+            return
+        self.typed(f"discard {self.selected.label}")
+
+    def take(self) -> None:
+        """``d``: the upcard in the pass round, else the top of the discard pile."""
+        self.typed("take" if self._phase() is Phase.FIRST_UPCARD else "pile")
+
+    def knock(self) -> None:
+        """``k``: propose a knock discarding the chosen card (or, if it cannot, say which
+        card can); the proposal waits for Enter."""
+        v = self.view()
+        assert self.session is not None
+        if v is None or not v.my_turn:
+            self.typed("knock")  # explains whose move it is
+            return
+        if v.phase == "draw":
+            knocks = [k for k in v.knocks if k.discard is None]
+            if knocks:
+                self._propose(knocks[0].action)
+                return
+        options = {k.discard: k for k in v.knocks if not k.gin}
+        chosen = options.get(self.selected)
+        if chosen is None:
+            if options:
+                best = min(options.values(), key=lambda k: k.deadwood)
+                assert best.discard is not None
+                self.message = ("class:error",
+                                f"you cannot knock discarding {self._name(self.selected)}; "
+                                f"you can discarding {self.look.name(best.discard)} "
+                                f"(deadwood {best.deadwood}): choose it with ←/→")  # fmt: skip
+                return
+            gins = [k for k in v.knocks if k.gin]
+            if gins:
+                self.message = ("class:error", "better than a knock: g goes gin")
+                return
+            self.typed(f"knock {self.selected.label}" if self.selected else "knock")
+            return
+        self._propose(chosen.action)
+
+    def gin(self) -> None:
+        v = self.view()
+        if v is None or not v.my_turn:
+            self.typed("gin")
+            return
+        gins = {k.discard: k for k in v.knocks if k.gin}
+        if gins:
+            chosen = gins.get(self.selected) or next(iter(gins.values()))
+            self._propose(chosen.action)
+        elif v.big_gin is not None:
+            self._propose(v.big_gin)
+        else:
+            self.message = ("class:error", "no gin: every card but the discard must be in a meld")
+
+    def _name(self, card: Card | None) -> str:
+        return self.look.name(card) if card is not None else "nothing"
+
+    def _propose(self, action: Any) -> None:
+        assert self.session is not None
+        view = self.session.proto.view()
+        if view is None:
+            return
+        self.draft = draft_from(action, view)
+
+    def _sync_draft(self) -> None:
+        """Open the showdown proposal when it is your turn to show; drop a stale one."""
+        assert self.session is not None
+        p = self.session.proto
+        view = p.view()
+        if view is None or not p.my_turn:
+            self.draft = None
+            return
+        if view.phase is Phase.SHOW and (self.draft is None or self.draft.kind != "show"):
+            legal = p.legal_actions()
+            if legal:
+                self.draft = draft_from(legal[0], view)
+        elif view.phase is not Phase.SHOW and self.draft is not None and self.draft.kind == "show":
+            self.draft = None
+
+    def send_draft(self) -> None:
+        if self.draft is None:
+            return
+        self._submit(Act(self.draft.action()))
+        self.draft = None
+
+    def choose(self, index: int) -> None:
+        rules = self._rules()
+        if self.draft is None or rules is None:
+            return
+        choices = self.draft.choices(rules)
+        if index >= len(choices):
+            self.message = ("class:error", "no such choice")
+            return
+        ch = choices[index]
+        if isinstance(ch, Layoff):
+            self.draft = replace(self.draft, layoffs=(*self.draft.layoffs, ch))
+        else:
+            self.draft = replace(self.draft, melds=(*self.draft.melds, ch))
+        self.message = ("", "")
+
+    def undo_choice(self) -> None:
+        d = self.draft
+        if d is None:
+            return
+        if d.layoffs:
+            self.draft = replace(d, layoffs=d.layoffs[:-1])
+        elif d.melds:
+            self.draft = replace(d, melds=d.melds[:-1])
+
+    def cancel_edit(self) -> None:
+        """Back to the proposal (or, for a knock, back to the table)."""
+        if self.draft is not None and self.draft.kind == "show":
+            self.draft = None
+            self._sync_draft()
+        else:
+            self.draft = None
+
+    def ask_leave(self) -> None:
+        """Ctrl-C: leave at once when the match is over, else ask first."""
+        if self.final is not None or self.result is not None:
+            self.leave_when_over()
+            return
+
+        def leave() -> None:
+            self.leaving = True
+            self._submit(QuitCmd())
+
+        self.confirm = ("leave the game? it is saved, and `ginp2p resume` continues it", leave)
+
+    def leave_when_over(self) -> None:
+        if self.result is not None:
+            if self.app is not None:
+                self.app.exit()
+            return
+        self.leaving = True
+        self._submit(QuitCmd())
+
+    def close_command(self) -> None:
+        self.command_mode = False
+        self.command.reset()
+        if self.app is not None:
+            self.app.layout.focus(self._body)
+
+    def _accept_line(self, buffer: Buffer) -> bool:
+        text = buffer.text
+        self.close_command()
+        if text.strip():
+            self.typed(text)
+        self.refresh()
+        return False
+
+    def _log(self, text: str, style: str = "") -> None:
+        stamp = time.strftime("%H:%M")
+        self.log.append((style, f"{stamp} {self.look.words(text)}"))
+        del self.log[:-LOG_KEEP]

@@ -1,0 +1,578 @@
+"""The table as plain data: what one player sees, ready to be drawn.
+
+Everything here is a pure function of the engine's view of the hand (own cards and
+public ones), the match's score sheet and a few facts about the connection, gathered
+in a :class:`Situation`. The console draws a :class:`TableView`; tests check one
+without a terminal. Rules are never decided here: melds, deadwood and knock options
+come from :mod:`ginp2p.melds` and :func:`ginp2p.engine.legal_actions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .. import engine
+from .. import melds as M
+from ..cards import Card
+from ..engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
+from ..match import MatchEnd, MatchState
+from ..melds import Layoff, Meld
+from ..rules import RuleSet
+from ..session import describe_action
+from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
+
+__all__ = [
+    "Draft",
+    "Group",
+    "HandSummary",
+    "KnockOption",
+    "MatchSummary",
+    "SeatSummary",
+    "Shown",
+    "Situation",
+    "TableView",
+    "build_view",
+    "card_order",
+    "deadwood_after",
+    "draft_from",
+    "hand_summary",
+    "log_line",
+    "match_summary",
+    "meld_order",
+    "sort_hand",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Situation:
+    """Everything the table is drawn from, for one player (``me``)."""
+
+    me: int
+    names: tuple[str, str]
+    match: MatchState | None = None
+    #: The hand as this player may see it (``HandState.view(me)``); None between hands.
+    hand: HandState | None = None
+    my_turn: bool = False
+    #: What the other player owes now, in words (None: they owe nothing).
+    owed: str | None = None
+    #: Seconds they have owed it.
+    waited: float = 0.0
+    claim_timeout: int = 120
+    claimable: bool = False
+    #: "connected", "connecting" or "reconnecting".
+    link: str = "connected"
+    latency: float | None = None
+    #: The match is over and the session is finishing.
+    over: bool = False
+
+    @property
+    def opponent(self) -> int:
+        return 1 - self.me
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """Cards of the hand shown together: one meld, or the unmatched cards."""
+
+    cards: tuple[Card, ...]
+    meld: bool
+
+
+@dataclass(frozen=True, slots=True)
+class KnockOption:
+    """A way to end the hand now: the discard, the deadwood left, the action to send."""
+
+    discard: Card | None
+    deadwood: int
+    gin: bool
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class Shown:
+    """A declaration on the table (the knocker's melds, or a hand at the showdown)."""
+
+    melds: tuple[tuple[Card, ...], ...]
+    layoffs: tuple[Card, ...]
+    deadwood_cards: tuple[Card, ...]
+    deadwood: int
+
+
+@dataclass(frozen=True, slots=True)
+class TableView:
+    """One player's table, as the console draws it."""
+
+    names: tuple[str, str]  # (me, opponent)
+    scores: tuple[int, int]  # (me, opponent)
+    hands_won: tuple[int, int]
+    preset: str
+    target: int
+    hand_no: int
+    dealing: bool  # between hands: the next deal is being shuffled
+    opponent_cards: int
+    opponent_shown: Shown | None
+    stock: int
+    pile: tuple[Card | None, ...]  # bottom first; the top card is last
+    hand: tuple[Card, ...]  # in the order drawn: groups first, then deadwood
+    groups: tuple[Group, ...]
+    deadwood: int
+    knocks: tuple[KnockOption, ...]
+    big_gin: Action | None
+    phase: str  # the engine's phase, "" between hands
+    my_turn: bool
+    turn: str  # whose turn it is and what they may do, in words
+    waiting: str | None  # "waiting for Bot: a move in hand 2" (None: not waiting)
+    waited: float
+    claim_timeout: int
+    claimable: bool
+    link: str
+    latency: float | None
+    upcard: Card | None
+    keys: tuple[tuple[str, str], ...] = field(default=())  # (key, what it does) now
+
+
+# ------------------------------------------------------------------------ the hand
+
+
+def card_order(card: Card) -> tuple[int, int, int]:
+    """How a hand is sorted: by suit (♠ ♥ ♦ ♣), then rank; jokers last."""
+    return (9 if card.suit is None else int(card.suit), card.rank, card.copy)
+
+
+def sort_hand(cards: Sequence[Card], rules: RuleSet) -> tuple[tuple[Group, ...], int]:
+    """The hand grouped into its best melds (runs in order) then the deadwood, sorted
+    by suit and rank; and the deadwood total. Ties between equally good arrangements
+    go the way :func:`ginp2p.melds.best_arrangement` breaks them."""
+    if not cards:
+        return (), 0
+    melds, dead = M.best_arrangement(list(cards), rules)
+    groups = [Group(meld_order(m), True) for m in melds]
+    groups.sort(key=lambda g: card_order(g.cards[0]))
+    if dead:
+        groups.append(Group(tuple(sorted(dead, key=card_order)), False))
+    return tuple(groups), M.deadwood(dead, rules)
+
+
+def meld_order(meld: Meld) -> tuple[Card, ...]:
+    """A run in sequence (jokers where they stand), a set by suit."""
+    if meld.kind == "run":
+        text = str(meld).split()
+        pool = list(meld.cards)
+        out = []
+        for code in text:
+            card = next(c for c in pool if c.code == code)
+            pool.remove(card)
+            out.append(card)
+        return tuple(out)
+    return tuple(sorted(meld.cards, key=card_order))
+
+
+def _shown(decl: Declaration) -> Shown:
+    return Shown(
+        tuple(meld_order(m) for m in decl.melds),
+        tuple(lay.card for lay in decl.layoffs),
+        tuple(sorted(decl.deadwood_cards, key=card_order)),
+        decl.deadwood,
+    )
+
+
+def _knocks(hand: HandState, legal: Sequence[Action]) -> tuple[list[KnockOption], Action | None]:
+    rules = hand.rules
+    me = hand.to_move
+    cards = [c for c in hand.cards(me) if c is not None]
+    if hand.phase is Phase.WALL and hand.upcard is not None:
+        cards.append(hand.upcard)
+    out: list[KnockOption] = []
+    big: Action | None = None
+    for a in legal:
+        if isinstance(a, engine.Knock | engine.Gin | engine.WallKnock):
+            rest = list(cards)
+            if a.discard is not None:
+                rest.remove(a.discard)
+            dw = M.min_deadwood(rest, rules)
+            out.append(KnockOption(a.discard, dw, dw == 0, a))
+        elif isinstance(a, engine.BigGin):
+            big = a
+    out.sort(key=lambda k: (k.deadwood, -(k.discard.value if k.discard else 0)))
+    return out, big
+
+
+# ------------------------------------------------------------------------ the view
+
+
+def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None) -> str:
+    opp = s.names[s.opponent]
+    m = s.match
+    if m is not None and m.over:
+        return "the match is over"
+    if hand is None:
+        if m is None:
+            return f"waiting for {opp} to start the match"
+        return f"shuffling and dealing hand {m.hand_no + 1}…"
+    up = upcard.pretty() if upcard is not None else ""
+    if hand.over:
+        return f"hand {m.hand_no if m else ''} is over".replace("  ", " ")
+    if s.my_turn:
+        phase = hand.phase
+        if phase is Phase.FIRST_UPCARD:
+            if all(hand.passed):
+                return "your turn: both passed the upcard, draw from the stock (s)"
+            return f"your turn: take the upcard {up} (d) or pass (p)"
+        if phase is Phase.DRAW:
+            return f"your turn: draw from the stock (s) or take {up} from the pile (d)"
+        if phase is Phase.DISCARD:
+            return "your turn: choose a card with ←/→ and discard it (Enter)"
+        if phase is Phase.WALL:
+            return f"the wall: knock using the upcard {up} (k) or pass (p)"
+        if phase is Phase.SHOW:
+            return "your showdown: lay out your melds (Enter accepts the proposal)"
+    if hand.to_move == s.me:
+        return "your move is being sent…"
+    doing = {
+        Phase.FIRST_UPCARD: "taking or passing the upcard",
+        Phase.DRAW: "drawing",
+        Phase.DISCARD: "discarding",
+        Phase.WALL: "deciding at the wall",
+        Phase.SHOW: "laying out melds",
+    }.get(hand.phase, "playing")
+    return f"{opp}'s turn: {doing}"
+
+
+def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption],
+          big: Action | None) -> tuple[tuple[str, str], ...]:  # fmt: skip
+    keys: list[tuple[str, str]] = []
+    if hand is not None and s.my_turn:
+        phase = hand.phase
+        if phase is Phase.FIRST_UPCARD:
+            keys += [("s", "stock")] if all(hand.passed) else [("d", "take"), ("p", "pass")]
+        elif phase is Phase.DRAW:
+            keys += [("s", "stock"), ("d", "pile")]
+            if knocks:
+                keys.append(("k", "knock"))
+        elif phase is Phase.DISCARD:
+            keys += [("←→", "card"), ("Enter", "discard")]
+            if any(not k.gin for k in knocks):
+                keys.append(("k", "knock"))
+            if any(k.gin for k in knocks) or big is not None:
+                keys.append(("g", "gin"))
+        elif phase is Phase.WALL:
+            keys += [("←→", "card"), ("k", "knock"), ("p", "pass")]
+        elif phase is Phase.SHOW:
+            keys += [("Enter", "accept"), ("e", "change")]
+    if s.claimable:
+        keys.append(("c", "claim"))
+    keys += [(":", "command"), ("?", "help"), ("^C", "leave")]
+    return tuple(keys)
+
+
+def build_view(s: Situation) -> TableView:
+    """The table for ``s.me``: grouped hand, deadwood, knock options, whose turn."""
+    me, opp = s.me, s.opponent
+    m = s.match
+    hand = s.hand
+    rules = m.rules if m is not None else (hand.rules if hand is not None else None)
+    scores = (m.scores[me], m.scores[opp]) if m is not None else (0, 0)
+    won = (m.hands_won[me], m.hands_won[opp]) if m is not None else (0, 0)
+    mine: list[Card] = []
+    groups: tuple[Group, ...] = ()
+    dead = 0
+    knocks: list[KnockOption] = []
+    big: Action | None = None
+    shown: Shown | None = None
+    pile: tuple[Card | None, ...] = ()
+    upcard: Card | None = None
+    if hand is not None:
+        mine = [c for c in hand.cards(me) if c is not None]
+        groups, dead = sort_hand(mine, hand.rules)
+        pile = tuple(hand.pile_cards())
+        upcard = hand.upcard
+        decl = hand.declarations[opp]
+        if decl is not None:
+            shown = _shown(decl)
+        if s.my_turn and hand.to_move == me and not hand.over:
+            try:
+                legal = engine.legal_actions(hand)
+            except engine.HiddenCard:
+                legal = []
+            knocks, big = _knocks(hand, legal)
+    ordered = tuple(c for g in groups for c in g.cards)
+    return TableView(
+        names=(s.names[me], s.names[opp]),
+        scores=scores,
+        hands_won=won,
+        preset=rules.name if rules is not None else "",
+        target=rules.game_target if rules is not None else 0,
+        hand_no=m.hand_no if m is not None else 0,
+        dealing=hand is None and m is not None and not m.over,
+        opponent_cards=len(hand.hands[opp]) if hand is not None else 0,
+        opponent_shown=shown,
+        stock=hand.stock_left if hand is not None else 0,
+        pile=pile,
+        hand=ordered,
+        groups=groups,
+        deadwood=dead,
+        knocks=tuple(knocks),
+        big_gin=big,
+        phase=str(hand.phase) if hand is not None else "",
+        my_turn=s.my_turn,
+        turn=_turn_line(s, hand, upcard),
+        waiting=(f"waiting for {s.names[opp]}: {s.owed}" if s.owed else None),
+        waited=s.waited,
+        claim_timeout=s.claim_timeout,
+        claimable=s.claimable,
+        link=s.link,
+        latency=s.latency,
+        upcard=upcard,
+        keys=_keys(s, hand, knocks, big),
+    )
+
+
+def deadwood_after(cards: Sequence[Card], discard: Card, rules: RuleSet) -> int:
+    """The least deadwood left if ``discard`` goes (the live total while choosing)."""
+    rest = list(cards)
+    rest.remove(discard)
+    return M.min_deadwood(rest, rules)
+
+
+# ------------------------------------------------------------------------ the log
+
+
+def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
+    """One line of "what happened", in words a player uses; None for what the table
+    shows anyway. ``names`` are the real names of seats 0 and 1."""
+
+    def who(p: int) -> str:
+        return "you" if p == me else names[p]
+
+    if isinstance(event, HandDealt):
+        up = f"; the upcard is {event.upcard.pretty()}" if event.upcard is not None else ""
+        deals = "deal" if event.dealer == me else "deals"
+        return f"hand {event.hand}: {who(event.dealer)} {deals}{up}"
+    if isinstance(event, Moved):
+        return describe_action(event.action, who(event.player), event.card)
+    if isinstance(event, HandScored):
+        return _hand_line(event.hand, event.result, me, names) + \
+            f" · {names[me]} {event.scores[me]}, {names[1 - me]} {event.scores[1 - me]}"
+    if isinstance(event, MatchOver):
+        return _match_line(event.winner, event.end, me, names)
+    if isinstance(event, Chatted):
+        return None if event.player == me else f"{names[event.player]}: {event.text}"
+    return None
+
+
+def _hand_line(number: int, r: HandResult, me: int, names: tuple[str, str]) -> str:
+    def who(p: int) -> str:
+        return "you" if p == me else names[p]
+
+    line = f"hand {number}: "
+    if r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT) and \
+            r.knocker is not None:  # fmt: skip
+        k = who(r.knocker)
+        verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"
+        line += f"{k} {verb}"
+        if r.undercut:
+            line += f", undercut by {who(1 - r.knocker)}"
+    else:
+        line += _END_WORDS.get(r.end, str(r.end))
+    if r.scored:
+        gainer = 0 if r.points[0] else 1
+        gains = "score" if gainer == me else "scores"
+        line += f"; {who(gainer)} {gains} {r.points[gainer]}"
+        if r.points[1 - gainer]:
+            line += f", {who(1 - gainer)} {r.points[1 - gainer]}"
+    else:
+        line += "; no score"
+    return line
+
+
+_END_WORDS = {
+    HandEnd.STOCK_VOID: "the stock ran out (no score)",
+    HandEnd.STOCK_COUNT: "the stock ran out and both counted",
+    HandEnd.WALL_PASS: "passed at the wall",
+    HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
+    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile (no score)",
+    HandEnd.RUMINO: "rumino",
+    HandEnd.RESIGN: "a player resigned",
+}
+
+
+def _match_line(winner: int | None, end: MatchEnd, me: int, names: tuple[str, str]) -> str:
+    if winner is None:
+        return f"the match is over ({end})"
+    how = {
+        MatchEnd.TARGET: "reached the target",
+        MatchEnd.BUST: "the other went over the limit",
+        MatchEnd.RUMINO: "rumino",
+        MatchEnd.GIN_STREAK: "gins in a row",
+        MatchEnd.RESIGN: f"{'you' if winner != me else names[1 - winner]} resigned",
+        MatchEnd.CLAIM: f"{'you' if winner != me else names[1 - winner]} stopped answering",
+        MatchEnd.CHEAT: f"{'you' if winner != me else names[1 - winner]} cheated",
+    }.get(end, str(end))
+    return f"MATCH OVER: {'you win' if winner == me else names[winner] + ' wins'} ({how})"
+
+
+# ------------------------------------------------------------------------ summaries
+
+
+@dataclass(frozen=True, slots=True)
+class SeatSummary:
+    name: str
+    shown: Shown | None
+    points: int
+    score: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandSummary:
+    """The end of a hand: both declarations, what it scored and why, the totals."""
+
+    number: int
+    headline: str
+    seats: tuple[SeatSummary, SeatSummary]  # (me, opponent)
+    reasons: tuple[str, ...]  # how the points were made up
+
+
+def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
+                 names: tuple[str, str], rules: RuleSet) -> HandSummary:  # fmt: skip
+    """From a scored hand (``HandScored``) to the lines of its summary."""
+    seats = tuple(
+        SeatSummary(names[p], _shown(d) if (d := r.declarations[p]) is not None else None,
+                    r.points[p], scores[p])
+        for p in (me, 1 - me)
+    )
+    reasons: list[str] = []
+    d = r.declarations
+    if r.scored and d[0] is not None and d[1] is not None and rules.scoring != "own_deadwood":
+        gainer = 0 if r.points[0] else 1
+        diff = abs(d[0].deadwood - d[1].deadwood)
+        bonus = r.points[gainer] - diff
+        reasons.append(f"deadwood {d[gainer].deadwood} against {d[1 - gainer].deadwood}: "
+                       f"a difference of {diff}")  # fmt: skip
+        if bonus > 0:
+            kind = "undercut" if r.undercut else "big gin" if r.end is HandEnd.BIG_GIN else \
+                "gin" if r.gin else "bonus"  # fmt: skip
+            reasons.append(f"{kind} bonus: {bonus}")
+        reasons.append(f"{'you' if gainer == me else names[gainer]} "
+                       f"{'score' if gainer == me else 'scores'} {r.points[gainer]}")  # fmt: skip
+    elif r.scored and rules.scoring == "own_deadwood":
+        reasons.append("each player adds their own deadwood (low is good)")
+    return HandSummary(number, _hand_line(number, r, me, names), seats, tuple(reasons))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchSummary:
+    """The end of the match: every hand's points, the bonuses, the totals."""
+
+    headline: str
+    names: tuple[str, str]  # (me, opponent)
+    hands: tuple[tuple[int, str, int, int], ...]  # (hand, what happened, my points, theirs)
+    scores: tuple[int, int]
+    bonuses: tuple[tuple[str, int, int], ...]  # (what, mine, theirs)
+    totals: tuple[int, int]
+
+
+def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummary:
+    """From the final score sheet: the hand-by-hand table and the bonuses added."""
+    opp = 1 - me
+    rows = []
+    for i, r in enumerate(m.results, 1):
+        text = _hand_line(i, r, me, names).split(": ", 1)[1].split(";")[0]
+        rows.append((i, text, r.points[me], r.points[opp]))
+    totals = m.totals or m.scores
+    rules = m.rules
+    bonuses: list[tuple[str, int, int]] = []
+    if m.end in (MatchEnd.TARGET, MatchEnd.GIN_STREAK, MatchEnd.RUMINO) and \
+            rules.match_end == "target" and m.winner is not None:  # fmt: skip
+        w = m.winner
+        shutout = m.scores[1 - w] == 0 and rules.shutout_bonus is not None
+        game = rules.shutout_bonus if shutout else rules.game_bonus
+        if game:
+            bonuses.append(("shutout bonus" if shutout else "game bonus",
+                            game if w == me else 0, game if w == opp else 0))  # fmt: skip
+        if rules.box_bonus:
+            box = [rules.box_bonus * m.hands_won[p] for p in (me, opp)]
+            if rules.box_to == "winner":
+                box = [b if p == w else 0 for b, p in zip(box, (me, opp), strict=True)]
+            if any(box):
+                bonuses.append((f"hands won × {rules.box_bonus}", box[0], box[1]))
+    headline = _match_line(m.winner, m.end, me, names) if m.end is not None else "match"
+    return MatchSummary(headline, (names[me], names[opp]), tuple(rows),
+                        (m.scores[me], m.scores[opp]), tuple(bonuses),
+                        (totals[me], totals[opp]))  # fmt: skip
+
+
+# ------------------------------------------------------------------------ declaring
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A declaration being made: a knock (or gin) with a discard, or a showdown.
+
+    ``cards`` are the cards to declare (the hand without the discard); ``melds`` and
+    ``layoffs`` what is laid so far. The engine checks the result when it is sent.
+    """
+
+    kind: str  # "knock", "gin", "wall_knock", "big_gin", "show"
+    discard: Card | None
+    cards: tuple[Card, ...]
+    melds: tuple[Meld, ...] = ()
+    layoffs: tuple[Layoff, ...] = ()
+    #: The knocker's melds a defender may lay off onto (empty: no layoffs).
+    targets: tuple[Meld, ...] = ()
+    editing: bool = False
+
+    def left(self) -> list[Card]:
+        """Cards neither melded nor laid off: the deadwood as declared."""
+        rest = list(self.cards)
+        for c in [c for m in self.melds for c in m.cards] + [lay.card for lay in self.layoffs]:
+            rest.remove(c)
+        return rest
+
+    def deadwood(self, rules: RuleSet) -> int:
+        return M.deadwood(self.left(), rules)
+
+    def action(self) -> Action:
+        melds = tuple(self.melds)
+        if self.kind == "show":
+            return engine.Show(melds, tuple(self.layoffs))
+        if self.kind == "big_gin":
+            return engine.BigGin(melds)
+        assert self.discard is not None
+        if self.kind == "wall_knock":
+            return engine.WallKnock(self.discard, melds)
+        if self.kind == "gin":
+            return engine.Gin(self.discard, melds)
+        return engine.Knock(self.discard, melds)
+
+    def choices(self, rules: RuleSet) -> list[Meld | Layoff]:
+        """What may be laid next: melds first, then (for a defender) layoffs."""
+        out: list[Meld | Layoff] = []
+        if not self.layoffs:
+            out += engine.meld_choices(rules, self.cards, self.melds, knocker=self.kind != "show")
+        if self.targets:
+            unmelded = list(self.cards)
+            for c in [c for m in self.melds for c in m.cards]:
+                unmelded.remove(c)
+            out += engine.layoff_choices(rules, unmelded, self.targets, self.layoffs)
+        return out
+
+
+def draft_from(action: Action, hand: HandState) -> Draft:
+    """The proposal behind an action of :func:`engine.legal_actions`, ready to change."""
+    me = hand.to_move
+    cards = [c for c in hand.cards(me) if c is not None]
+    if isinstance(action, engine.WallKnock) and hand.upcard is not None:
+        cards.append(hand.upcard)
+    discard = getattr(action, "discard", None)
+    if discard is not None:
+        cards.remove(discard)
+    targets: tuple[Meld, ...] = ()
+    layoffs: tuple[Layoff, ...] = ()
+    if isinstance(action, engine.Show):
+        layoffs = action.layoffs
+        k = hand.knocker
+        decl = hand.declarations[k] if k is not None else None
+        if decl is not None and engine._may_lay_off(hand):  # the engine's own rule
+            targets = decl.melds
+    return Draft(action.kind, discard, tuple(cards), tuple(action.melds), layoffs, targets)  # type: ignore[union-attr]

@@ -1,0 +1,524 @@
+"""The console table without a terminal: the view model from engine states, the drawn
+screen as text, and the application driven by key presses through a pipe input with
+a DummyOutput (prompt_toolkit's own way to test an application)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from prompt_toolkit.application import create_app_session
+from prompt_toolkit.document import Document
+from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.output import DummyOutput
+
+from ginp2p import engine
+from ginp2p.cards import parse_card, parse_cards
+from ginp2p.engine import DrawStock, HandState, Phase
+from ginp2p.match import MatchState, record_hand
+from ginp2p.rules import get_preset
+from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
+from ginp2p.table import HandScored, MatchOver, Moved
+from ginp2p.tui.look import Look
+from ginp2p.tui.render import fit, help_rows, plain, table_rows
+from ginp2p.tui.table import CommandCompleter, TablePlayer, card_word
+from ginp2p.tui.view import (
+    Situation,
+    build_view,
+    draft_from,
+    hand_summary,
+    log_line,
+    match_summary,
+)
+
+from .helpers import deal, play
+
+RULES = get_preset("classic")
+NAMES = ("Ann", "Bot")
+ASCII = Look(ascii=True, colour=False)
+
+
+def c(text: str) -> Any:
+    return parse_card(text)
+
+
+def cs(text: str) -> tuple[Any, ...]:
+    return tuple(parse_cards(text))
+
+
+def drawn_hand() -> HandState:
+    """Ann (seat 0) has drawn K♠ and must discard: 4♠4♦4♣, 7♥–10♥, deadwood A♠ K♠ 3♦ 2♣.
+    Discarding K♠ leaves 6: a knock."""
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
+             "KS")  # fmt: skip
+    return play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
+
+
+def knocked_hand() -> HandState:
+    """Ann (seat 0) knocked with A♦ deadwood; Bot (seat 1) must show, and can lay 10♥
+    off on Ann's 7♥ 8♥ 9♥."""
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C JC QC KC 2S", "TH 5S 6S 7S 2D 3D 9D JD QD KD", "5H",
+             "AD")  # fmt: skip
+    h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
+    knock = next(a for a in engine.legal_actions(h) if a.kind == "knock" and a.discard == c("2S"))
+    return play(h, knock)
+
+
+def texts(rows: list[Any]) -> str:
+    return plain(rows)
+
+
+# ------------------------------------------------------------------------ the view model
+
+
+def test_the_hand_is_grouped_into_best_melds_with_the_deadwood_counted() -> None:
+    h = drawn_hand()
+    v = build_view(Situation(me=0, names=NAMES, hand=h.view(0), my_turn=True))
+    melds = [g.cards for g in v.groups if g.meld]
+    dead = [g.cards for g in v.groups if not g.meld]
+    assert melds == [cs("4S 4D 4C"), cs("7H 8H 9H TH")]
+    assert dead == [cs("AS KS 3D 2C")]
+    assert v.deadwood == 1 + 10 + 3 + 2
+    assert v.hand == tuple(x for g in v.groups for x in g.cards) and len(v.hand) == 11
+    assert v.opponent_cards == 10 and v.stock == 31 - 1 and v.upcard == c("5H")
+    assert [(k.discard, k.deadwood) for k in v.knocks] == [(c("KS"), 6)]
+    assert v.turn == "your turn: choose a card with ←/→ and discard it (Enter)"
+    assert ("k", "knock") in v.keys and ("g", "gin") not in v.keys
+
+
+def test_the_other_players_turn_and_the_wait_with_its_clock() -> None:
+    h = drawn_hand()
+    s = Situation(me=1, names=NAMES, hand=h.view(1), my_turn=False,
+                  owed="a move in hand 1", waited=75.0, claim_timeout=120)  # fmt: skip
+    v = build_view(s)
+    assert v.turn == "Ann's turn: discarding"
+    assert v.knocks == () and v.opponent_cards == 11
+    screen = texts(table_rows(v, ASCII, 80))
+    assert "waiting for Ann: a move in hand 1 · 1:15 (claim after 2:00)" in screen
+    claim = build_view(Situation(me=1, names=NAMES, hand=h.view(1), owed="a move",
+                                 waited=130, claimable=True))  # fmt: skip
+    assert "press c to claim the match" in texts(table_rows(claim, ASCII, 80))
+    assert ("c", "claim") in claim.keys
+
+
+def test_after_a_knock_the_knockers_melds_are_shown_and_a_showdown_is_proposed() -> None:
+    h = knocked_hand()
+    view = h.view(1)
+    v = build_view(Situation(me=1, names=NAMES, hand=view, my_turn=True))
+    shown = v.opponent_shown
+    assert shown is not None and shown.deadwood == 1 and shown.deadwood_cards == (c("AD"),)
+    assert (c("7H"), c("8H"), c("9H")) in shown.melds
+    assert v.phase == "show" and v.turn.startswith("your showdown")
+    draft = draft_from(engine.legal_actions(view)[0], view)
+    assert [lay.card for lay in draft.layoffs] == [c("TH")]
+    assert draft.deadwood(RULES) == 2 + 3 + 9
+    done = engine.apply(h, draft.action())
+    assert done.over and done.result is not None and done.result.points == (13, 0)
+
+
+def test_a_showdown_can_be_changed_meld_by_meld() -> None:
+    h = knocked_hand()
+    view = h.view(1)
+    draft = draft_from(engine.legal_actions(view)[0], view)
+    from dataclasses import replace
+
+    d = replace(draft, melds=(), layoffs=(), editing=True)
+    assert d.deadwood(RULES) == sum(x.value for x in d.cards)
+    choices = d.choices(RULES)
+    spades = next(ch for ch in choices if getattr(ch, "cards", None) == cs("5S 6S 7S"))
+    d = replace(d, melds=(spades,))
+    # keep the diamonds unmelded: only spades laid, then 10♥ laid off on Ann's run
+    lay = next(ch for ch in d.choices(RULES) if getattr(ch, "card", None) == c("TH"))
+    d = replace(d, layoffs=(lay,))
+    assert all(hasattr(ch, "card") for ch in d.choices(RULES)), "no melds after a layoff"
+    done = engine.apply(h, d.action())
+    assert done.result is not None
+    bot = done.result.declarations[1]
+    assert bot is not None and bot.deadwood == 2 + 3 + 9 + 10 + 10 + 10
+
+
+def test_the_log_says_what_happened_in_words() -> None:
+    assert log_line(Moved(1, DrawStock(), None), 0, NAMES) == "Bot drew from the stock"
+    assert log_line(Moved(1, engine.Discard(c("QS")), c("QS")), 0, NAMES) == \
+        "Bot discarded Q♠"  # fmt: skip
+    assert log_line(Moved(0, DrawStock(), c("7H")), 0, NAMES) == "you drew 7♥ from the stock"
+    assert log_line(Moved(1, engine.DrawDiscard(), c("5H")), 0, NAMES) == \
+        "Bot took 5♥ from the pile"  # fmt: skip
+
+
+def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
+    h = knocked_hand()
+    view = h.view(1)
+    done = engine.apply(h, draft_from(engine.legal_actions(view)[0], view).action())
+    r = done.result
+    assert r is not None
+    s = hand_summary(1, r, (13, 0), 1, NAMES, RULES)
+    assert s.headline == "hand 1: Ann knocked; Ann scores 13"
+    assert "deadwood 1 against 14: a difference of 13" in s.reasons
+    assert [x.name for x in s.seats] == ["Bot", "Ann"] and s.seats[1].points == 13
+    assert log_line(HandScored(1, r, (13, 0)), 1, NAMES) == \
+        "hand 1: Ann knocked; Ann scores 13 · Bot 0, Ann 13"  # fmt: skip
+    m = MatchState(rules=RULES.with_(game_target=10), dealer=1, hand_no=1)
+    m = record_hand(m, r)
+    assert m.over and m.winner == 0
+    ms = match_summary(m, 1, NAMES)
+    assert ms.headline == "MATCH OVER: Ann wins (reached the target)"
+    assert ms.hands == ((1, "Ann knocked", 0, 13),)
+    assert ("game bonus", 0, RULES.game_bonus) in ms.bonuses
+    assert ms.totals == (0, 13 + RULES.game_bonus + RULES.box_bonus)
+    assert log_line(MatchOver(m.winner, m.end, m.totals), 0, NAMES) == \
+        "MATCH OVER: you win (reached the target)"  # fmt: skip
+
+
+def test_the_table_fits_80_columns_in_ascii_without_colour() -> None:
+    h = drawn_hand()
+    v = build_view(Situation(me=0, names=NAMES, hand=h.view(0), my_turn=True))
+    rows = table_rows(v, ASCII, 80, selected=c("KS"), after=6)
+    screen = texts(rows)
+    assert "your hand  [4S 4D 4C] [7H 8H 9H TH] deadwood AS KS 3D 2C = 16" in screen
+    assert "Enter discards KS (deadwood 6) · k knocks with it" in screen
+    other = texts(table_rows(v, ASCII, 80, selected=c("2C"), after=14))
+    assert "Enter discards 2C (deadwood 14) · k: knock discarding KS (6)" in other
+    hand_row = next(i for i, line in enumerate(screen.splitlines()) if "your hand" in line)
+    marker = screen.splitlines()[hand_row + 1]
+    assert marker.strip() == "^^" and screen.splitlines()[hand_row][marker.index("^"):][:2] == "KS"
+    assert "stock 30" in screen and "pile 5H" in screen
+    for row in [*rows, *help_rows(80)]:
+        assert sum(len(t) for _, t in fit(row, 80)) <= 80
+    assert all(len(line) <= 80 for line in plain(help_rows(80)).splitlines()), "help fits"
+
+
+def test_cards_are_coloured_by_suit_unless_ascii_no_colour() -> None:
+    colour = Look(ascii=False, colour=True)
+    row = colour.card(c("7H")) + colour.card(c("QS"))
+    assert "card.red" in row[0][0] and "card.black" in row[1][0]
+    assert Look.from_env(environ={"NO_COLOR": "1"}).colour is False
+    assert card_word(c("TH")) == "10h" and card_word(c("QS")) == "qs"
+
+
+# ------------------------------------------------------------------------ the application
+
+
+@dataclass
+class _Owed:
+    what: str
+
+
+@dataclass
+class _Stats:
+    reconnects: int = 0
+
+
+class FakeTable:
+    def __init__(self, s: FakeSession) -> None:
+        self.s = s
+        self.names = NAMES
+        self.claim_timeout = 120
+
+    @property
+    def match(self) -> MatchState:
+        return MatchState(rules=RULES, dealer=1, hand_no=1, hand=self.s.state)
+
+    @property
+    def placed_count(self) -> int:
+        return len(self.s.state.moves)
+
+    def owes(self, player: int) -> _Owed | None:
+        st = self.s.state
+        return _Owed("a move in hand 1") if not st.over and st.to_move == player else None
+
+
+class FakeProto:
+    def __init__(self, s: FakeSession, me: int) -> None:
+        self.s = s
+        self.me = me
+        self.opponent = 1 - me
+        self.table = FakeTable(s)
+
+    @property
+    def my_turn(self) -> bool:
+        return not self.s.state.over and self.s.state.to_move == self.me
+
+    def view(self) -> HandState:
+        return self.s.state.view(self.me)
+
+    def legal_actions(self) -> list[engine.Action]:
+        return engine.legal_actions(self.view()) if self.my_turn else []
+
+
+@dataclass
+class FakeSession:
+    """What the table reads of a Session, over one engine hand. Moves it is sent are
+    applied to the hand (as the real session would, after sending them)."""
+
+    state: HandState
+    me: int = 0
+    submitted: list[Any] = field(default_factory=list)
+    link_up: bool = True
+    latency: float | None = 0.004
+    finishing: float | None = None
+    waiting: Any = None
+    game_path: Any = None
+    stats: _Stats = field(default_factory=_Stats)
+    player: Any = None
+    claim: bool = False
+    rules_pending: Any = None
+
+    def __post_init__(self) -> None:
+        self.proto = FakeProto(self, self.me)
+        self.done: asyncio.Future[SessionResult] | None = None
+
+    def now(self) -> float:
+        return 0.0
+
+    def may_claim(self) -> bool:
+        return self.claim
+
+    def describe(self, what: Any, terse: bool) -> str | None:
+        return None
+
+    def submit(self, cmd: Any) -> None:
+        self.submitted.append(cmd)
+        if isinstance(cmd, Act):
+            card = None
+            if isinstance(cmd.action, DrawStock):
+                card = self.state.knowledge.card_at(self.state.stock_next)
+            self.state = engine.apply(self.state, cmd.action)
+            self.player.event(self, Moved(self.me, cmd.action, card))
+        if isinstance(cmd, QuitCmd) and self.done is not None:
+            self.done.set_result(SessionResult(0, "quit", "left"))
+        self.player.next_command(self)
+
+    async def run(self) -> SessionResult:
+        self.done = asyncio.get_running_loop().create_future()
+        self.player.next_command(self)
+        return await self.done
+
+
+@pytest.fixture
+def pipe() -> Iterator[Any]:
+    with create_pipe_input() as inp, create_app_session(input=inp, output=DummyOutput()):
+        yield inp
+
+
+class BellCounter(DummyOutput):
+    def __init__(self) -> None:
+        self.bells = 0
+
+    def bell(self) -> None:
+        self.bells += 1
+
+
+def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, Any], Any],
+              output: DummyOutput | None = None, bell: bool = True) -> TablePlayer:  # fmt: skip
+    """Play the table against ``session`` while ``script(player, send)`` presses keys."""
+    player = TablePlayer(ASCII, bell=bell, input=pipe, output=output or DummyOutput())
+    session.player = player
+
+    async def main() -> None:
+        task = asyncio.ensure_future(player.play(session))  # type: ignore[arg-type]
+
+        async def send(keys: str) -> None:
+            pipe.send_text(keys)
+            await asyncio.sleep(0.15)  # the key processor runs, and Esc's timeout passes
+
+        await asyncio.sleep(0.1)
+        assert player.running, "the table is up"
+        try:
+            await script(player, send)
+        finally:
+            if not task.done():
+                if session.done is not None and not session.done.done():
+                    session.done.set_result(SessionResult(0, "over", "over"))
+                await asyncio.sleep(0.05)
+                pipe.send_text("q")
+            await asyncio.wait_for(task, 5)
+
+    asyncio.run(main())
+    return player
+
+
+def screen(player: TablePlayer) -> str:
+    return plain(player.rows(80, 22))
+
+
+def test_keys_draw_choose_and_discard(pipe: Any) -> None:
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
+             "KS")  # fmt: skip
+    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard()))
+    out = BellCounter()
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        assert out.bells == 1, "it became your turn"
+        assert "your turn: both passed the upcard, draw from the stock (s)" in screen(player)
+        await send("d")  # not now: the pile cannot be taken after both passed
+        assert s.submitted == [] and "there is no upcard to take now" in player.message[1]
+        await send("s")
+        assert s.submitted == [Act(DrawStock())]
+        assert player.selected == c("KS"), "the drawn card is chosen"
+        assert "you drew KS from the stock" in screen(player)
+        await send("\x1b[C")  # right, in the order shown: melds, then the deadwood
+        assert player.selected == c("3D")
+        await send("\x1b[C\x1b[C")  # past the end: back to the first card
+        assert player.selected == c("4S")
+        await send("\x1b[D\x1b[D")  # left twice: round to the last but one
+        assert player.selected == c("3D")
+        await send("\r")
+        assert s.submitted[-1] == Act(engine.Discard(c("3D")))
+        assert s.state.phase is Phase.DRAW and s.state.to_move == 1
+        assert "you discarded 3D" in screen(player)
+        assert "Bot's turn: drawing" in screen(player)
+        s.state = play(s.state, DrawStock(), engine.Discard(c("5S")))
+        player.next_command(s)  # type: ignore[arg-type]
+        player.next_command(s)  # type: ignore[arg-type]
+        assert out.bells == 2, "one ring when your turn comes back"
+
+    run_table(pipe, s, script, out)
+
+    quiet = BellCounter()
+    s = FakeSession(drawn_hand())
+    run_table(pipe, s, lambda player, send: asyncio.sleep(0.1), quiet, bell=False)
+    assert quiet.bells == 0
+
+
+def test_knock_is_proposed_then_sent_with_enter(pipe: Any) -> None:
+    s = FakeSession(drawn_hand())
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.selected = c("AS")
+        await send("k")
+        assert player.draft is None and s.submitted == []
+        assert "you can discarding KS (deadwood 6)" in player.message[1]
+        player.selected = c("KS")
+        await send("k")
+        assert player.draft is not None and "knock discarding KS" in screen(player)
+        await send("\r")
+        sent = s.submitted[-1].action
+        assert isinstance(sent, engine.Knock) and sent.discard == c("KS")
+        assert s.state.phase is Phase.SHOW, "the engine took the proposed melds"
+
+    run_table(pipe, s, script)
+
+
+def test_the_showdown_proposal_is_accepted_with_one_key(pipe: Any) -> None:
+    s = FakeSession(knocked_hand(), me=1)
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        text = screen(player)
+        assert "your showdown" in text and "laid off  TH→[7H…9H]" in text
+        assert "deadwood  2D 3D 9D = 14" in text
+        await send("\r")
+        shown = s.submitted[-1].action
+        assert isinstance(shown, engine.Show) and [x.card for x in shown.layoffs] == [c("TH")]
+        assert s.state.over
+
+    run_table(pipe, s, script)
+
+
+def test_the_command_line_completes_and_runs_commands(pipe: Any) -> None:
+    s = FakeSession(drawn_hand())
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        done = CommandCompleter(player)
+        verbs = [x.text for x in done.get_completions(Document("kn"), None)]  # type: ignore[arg-type]
+        assert verbs == ["knock"]
+        cards = [x.text for x in done.get_completions(Document("knock "), None)]  # type: ignore[arg-type]
+        assert cards == ["ks"], "only discards that allow a knock"
+        every = [x.text for x in done.get_completions(Document("discard "), None)]  # type: ignore[arg-type]
+        assert sorted(every) == sorted(card_word(x) for x in s.state.view(0).cards(0))
+        await send(":")
+        assert player.command_mode
+        await send("discard zz\r")
+        assert s.submitted == [] and "'zz' is not a card" in player.message[1]
+        await send(":discard 2c\r")
+        assert s.submitted == [Act(engine.Discard(c("2C")))]
+
+    run_table(pipe, s, script)
+
+
+def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
+    s = FakeSession(drawn_hand())
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("?")
+        assert "choose a card in your hand" in screen(player)
+        await send("\x1b")
+        assert "choose a card in your hand" not in screen(player)
+        await send("\x03")  # Ctrl-C
+        assert player.confirm is not None and "leave the game?" in player.confirm[0]
+        await send("n")
+        assert player.confirm is None and s.submitted == []
+        await send("\x03y")
+        assert s.submitted == [QuitCmd()]
+
+    player = run_table(pipe, s, script)
+    assert player.result == SessionResult(0, "quit", "left")
+
+
+def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
+    h = drawn_hand()
+    s = FakeSession(h, me=1, claim=True)
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("s")
+        assert s.submitted == [] and "not your move: waiting for a move in hand 1" in \
+            player.message[1]  # fmt: skip
+        await send("\r")
+        assert s.submitted == [] and player.message[0] == "class:error"
+        await send("c")
+        assert s.submitted == [ClaimCmd()]
+
+    run_table(pipe, s, script)
+
+
+def test_the_hosts_rules_are_asked_and_a_hand_summary_waits_for_enter(pipe: Any) -> None:
+    s = FakeSession(knocked_hand(), me=1)
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.event(s, RulesOffered(RULES.with_(game_target=50)))
+        assert "play by these rules?" in screen(player) and "game to 50" in screen(player)
+        await send("y")
+        assert s.submitted == [RulesCmd(True)] and "play by these rules?" not in screen(player)
+        view = s.state.view(1)
+        done = engine.apply(s.state, draft_from(engine.legal_actions(view)[0], view).action())
+        assert done.result is not None
+        s.state = done
+        player.event(s, HandScored(1, done.result, (13, 0)))
+        text = screen(player)
+        assert "hand 1: Ann knocked; Ann scores 13" in text
+        assert "laid off TH" in text and "points this hand: Bot 0, Ann 13" in text
+        await send("\r")
+        assert player.summary is None and "points this hand" not in screen(player)
+        assert s.submitted == [RulesCmd(True)], "Enter only closed the summary"
+
+    run_table(pipe, s, script)
+
+
+def test_the_table_is_the_default_only_on_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    import argparse
+    import io
+
+    from ginp2p import cli
+
+    class Tty(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    def args(*flags: str) -> argparse.Namespace:
+        return cli.build_parser().parse_args(["play", *flags])
+
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setattr("sys.stdin", io.StringIO())
+    monkeypatch.setattr("sys.stdout", Tty())
+    assert cli._table(args()) is None, "no terminal to read keys from: the line mode"
+    monkeypatch.setattr("sys.stdin", Tty())
+    table = cli._table(args())
+    assert isinstance(table, TablePlayer) and table.bell and not table.look.ascii
+    table = cli._table(args("--ascii", "--no-bell"))
+    assert table.look.ascii and not table.bell
+    assert cli._table(args("--plain")) is None
+    monkeypatch.setenv("TERM", "dumb")
+    assert cli._table(args()) is None

@@ -1,0 +1,168 @@
+"""End to end in a real terminal: ``ginp2p play`` (you against the computer player, a
+second process over loopback ZeroMQ) in an isolated tmux server, played with typed keys
+and read back with ``capture-pane``. tmux is required (``.ci/run`` installs it)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+
+class Pane:
+    """One tmux server of our own (``-L``, no config) with one window of a fixed size."""
+
+    def __init__(self, tmp: Path, width: int, height: int, args: list[str]) -> None:
+        tmp.mkdir(parents=True, exist_ok=True)
+        tmux = shutil.which("tmux")
+        assert tmux, "tmux is needed for the console end-to-end test (apt-get install tmux)"
+        self.tmux = [tmux, "-u", "-L", f"ginp2p-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
+        env = {"GINP2P_HOME": str(tmp / "home"), "LANG": "C.UTF-8", "TERM": "xterm-256color"}
+        play = shlex.join([sys.executable, "-m", "ginp2p", "play", "--log-dir",
+                           str(tmp / "games"), "--name", "Ann", "--no-bell", *args])  # fmt: skip
+        script = f"{play} 2>{shlex.quote(str(tmp / 'stderr'))}; echo EXIT=$?; sleep 60"
+        exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        self.run("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t",
+                 f"env -u NO_COLOR {exports} sh -c {shlex.quote(script)}")  # fmt: skip
+        self.tmp = tmp
+
+    def run(self, *args: str) -> str:
+        done = subprocess.run([*self.tmux, *args], capture_output=True, text=True, timeout=10)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    def screen(self) -> str:
+        return self.run("capture-pane", "-p", "-t", "t")
+
+    def keys(self, *keys: str) -> None:
+        self.run("send-keys", "-t", "t", *keys)
+
+    def wait(self, what: Callable[[str], bool] | str, timeout: float = 30.0) -> str:
+        """Poll the screen until ``what`` is on it (a string) or holds (a function)."""
+        test = (lambda s: what in s) if isinstance(what, str) else what
+        deadline = time.monotonic() + timeout
+        while True:
+            text = self.screen()
+            if test(text):
+                return text
+            if time.monotonic() > deadline or "EXIT=" in text:  # (or the program ended)
+                err = (self.tmp / "stderr").read_text() if (self.tmp / "stderr").exists() else ""
+                raise AssertionError(f"not on screen: {what!r}\n{text}\n{err}")
+            time.sleep(0.1)
+
+    def close(self) -> None:
+        subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=10)
+
+
+@pytest.fixture
+def panes(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
+    made: list[Pane] = []
+
+    def make(width: int, height: int, *args: str) -> Pane:
+        pane = Pane(tmp_path / str(len(made)), width, height, list(args))
+        made.append(pane)
+        return pane
+
+    yield make
+    for pane in made:
+        pane.close()
+
+
+def chosen_card(screen: str) -> str:
+    """The card above the ``^^`` marker of the hand row (ASCII cards are two letters)."""
+    lines = screen.splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith(" your hand"))
+    col = lines[row + 1].index("^")
+    return lines[row][col : col + 2]
+
+
+def hand_cards(screen: str) -> list[str]:
+    row = next(line for line in screen.splitlines() if line.startswith(" your hand"))
+    return re.findall(r"\b[2-9TJQKA][SHDC]\b", row.split("=")[0])
+
+
+def test_a_hand_played_with_keys_to_the_final_score(panes: Callable[..., Pane]) -> None:
+    t0 = time.monotonic()
+    # a short match: one to three hands (the computer may knock before any discard of
+    # ours in one hand, hardly in all of them)
+    pane = panes(100, 30, "--ascii", "--set", "game_target=25", "--linger", "2")
+    first = pane.wait("your turn", 30)
+    assert "ginp2p · classic, game to 25 · hand 1" in first
+    assert "Ann (you) 0 · 0 hands won" in first and "Computer 0 · 0 hands won" in first
+    assert "Computer   10 cards in hand" in first and "stock 31" in first
+    assert len(hand_cards(first)) == 10, first
+    assert "♥" not in first and "♠" not in first, "--ascii"
+    discarded: str | None = None
+    summaries = 0
+    while True:
+        text = pane.wait(lambda s: "your turn" in s or "your showdown" in s
+                         or "points this hand" in s or "MATCH OVER" in s, 30)  # fmt: skip
+        if "points this hand" in text:
+            summaries += 1
+            assert re.search(r"game score: Ann \d+, Computer \d+", text), text
+            pane.keys("Enter")
+            pane.wait(lambda s: "points this hand" not in s, 10)
+        elif "MATCH OVER" in text:
+            break
+        elif "your showdown" in text:
+            assert "Enter: do it" in text and "deadwood" in text
+            pane.keys("Enter")
+            pane.wait(lambda s: "your showdown" not in s, 10)
+        elif "take the upcard" in text:
+            pane.keys("p")
+            pane.wait(lambda s: "you passed" in s, 10)
+        elif "draw from the stock (s)" in text:
+            stock = int(re.search(r"stock (\d+)", text)[1])  # type: ignore[index]
+            pane.keys("s")
+            pane.wait(lambda s, n=stock - 1: f"stock {n}" in s and "choose a card" in s, 10)
+        elif "choose a card" in text:
+            card = chosen_card(text)
+            assert card in hand_cards(text) and len(hand_cards(text)) == 11
+            assert f"Enter discards {card}" in text
+            pane.keys("Enter")
+            after = pane.wait(lambda s, c=card: f"you discarded {c}" in s, 10)
+            if discarded is None:  # on top of the pile, or just under the computer's discard
+                assert re.search(rf"pile {card}\b|under it: {card}\b|Computer took {card}", after)
+                assert card not in hand_cards(after)
+                discarded = card
+    assert discarded is not None and summaries >= 1
+    final = pane.wait("q or Enter: leave", 30)
+    assert "MATCH OVER: Computer wins" in final or "MATCH OVER: you win" in final
+    assert re.search(r"game score\s+\d+\s+\d+", final) and re.search(r"total\s+\d+\s+\d+", final)
+    assert re.search(r"\+ game bonus\s+\d+\s+\d+", final)
+    pane.keys("q")
+    done = pane.wait("EXIT=", 20)
+    assert "EXIT=0" in done and "the match is over" in done
+    assert time.monotonic() - t0 < 60
+
+
+def test_80_by_24_fits_and_ctrl_c_asks_before_leaving(panes: Callable[..., Pane]) -> None:
+    pane = panes(80, 24)
+    text = pane.wait("your turn", 30)
+    lines = text.splitlines()
+    assert lines[0].startswith(" ginp2p · classic, game to 100 · hand 1")
+    assert any(line.startswith(" your hand") for line in lines)
+    assert re.search(r"[♠♥♦♣]", text), "suit symbols by default"
+    assert "? help" in lines[23] and "^C leave" in lines[23], "the keys on the last row"
+    pane.keys("?")
+    pane.wait("choose a card in your hand", 10)
+    pane.keys("Escape")
+    pane.wait(lambda s: "choose a card in your hand" not in s, 10)
+    pane.keys("C-c")
+    pane.wait("leave the game? it is saved", 10)
+    pane.keys("n")
+    pane.wait(lambda s: "leave the game?" not in s, 10)
+    pane.keys("C-c")
+    pane.wait("leave the game?", 10)
+    pane.keys("y")
+    done = pane.wait("EXIT=", 20)
+    assert "EXIT=0" in done and "ginp2p resume" in done
