@@ -368,6 +368,7 @@ class _Linearizer:
 
     def __init__(self) -> None:
         self.slots: tuple[dict[int, dict[bytes, Entry]], ...] = ({}, {})
+        self.count = 0  # entries in the slots (placed or held)
         self._reset()
 
     def _reset(self) -> None:
@@ -385,6 +386,7 @@ class _Linearizer:
         if e.id in slot:
             return
         slot[e.id] = e
+        self.count += 1
         chain = self.chains[a]
         n = len(chain)
         if e.seq > n + 1:
@@ -399,6 +401,7 @@ class _Linearizer:
     def bulk(self, entries: Iterable[Entry]) -> None:
         for e in entries:
             self.slots[e.author].setdefault(e.seq, {})[e.id] = e
+        self.count = sum(len(es) for slots in self.slots for es in slots.values())
         self.rebuild()
 
     def rebuild(self) -> None:
@@ -469,9 +472,11 @@ class _Linearizer:
 
     def snapshot(self) -> Linear:
         order = tuple(self.order)
-        placed = {p.entry.id for p in order}
-        every = (e for slots in self.slots for es in slots.values() for e in es.values())
-        held = tuple(sorted((e for e in every if e.id not in placed), key=_sort_key))
+        held: tuple[Entry, ...] = ()
+        if self.count > len(order):  # (most of the time every entry is placed)
+            placed = {p.entry.id for p in order}
+            every = (e for slots in self.slots for es in slots.values() for e in es.values())
+            held = tuple(sorted((e for e in every if e.id not in placed), key=_sort_key))
         problems = sorted(
             (p for p in (*self.stops, *self.bad) if p), key=lambda p: (p.author, p.seq)
         )

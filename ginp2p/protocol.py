@@ -20,6 +20,7 @@ the moves of play are the player's. The table is always the fold of the log
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -348,13 +349,11 @@ class PeerProtocol:
 
     def _refresh(self, out: list[Output]) -> None:
         start = self.table.update(self.log.linear())
-        events = self.table.events
-        before = sum(1 for i, _ in events if i < start)
+        events = self.table.events  # (fold index, event), in fold order
+        before = bisect.bisect_left(events, start, key=lambda ie: ie[0])
         if self._reported > before:
             out.append(Refolded(start))
-        fresh = [e for i, e in events if i >= start]
-        skip = max(0, self._reported - before)
-        out += fresh[skip:]
+        out += [e for _, e in events[max(before, self._reported):]]
         self._reported = len(events)
 
     def _watch(self, out: list[Output]) -> None:

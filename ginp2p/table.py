@@ -335,7 +335,7 @@ class Table:
         self._seeds = seeds or (lambda hand: None)
         self.executor = executor
         self._s = _State()
-        self._order: list[tuple[bytes, bool]] = []
+        self._order: list[Placed] = []  # what was folded, in order
         self._snaps: list[tuple[int, _State]] = [(0, self._s.fork())]
         self._cache: dict[Any, Any] = {}
         self._claim_verdicts: dict[bytes, ClaimVerdict] = {}
@@ -466,11 +466,7 @@ class Table:
         """Fold a new linear order; returns the index from which the fold was redone
         (events at or after it are new or changed)."""
         before, self._claim_verdicts = self._claim_verdicts, linear.claims
-        order = [(p.entry.id, p.void) for p in linear.order]
-        same = 0
-        limit = min(len(order), len(self._order))
-        while same < limit and order[same] == self._order[same]:
-            same += 1
+        same = self._same_prefix(linear.order)
         for cid, verdict in linear.claims.items():  # an open claim since beaten (or standing)
             old, placed = before.get(cid), linear.placed(cid)
             if old is not None and old.verdict is not verdict.verdict and placed is not None:
@@ -484,11 +480,34 @@ class Table:
             del self._order[start:]
         self.problems = linear.problems  # before folding: a dispute may name a problem's entry
         for p in linear.order[start:]:
-            self._order.append((p.entry.id, p.void))
+            self._order.append(p)
             self._step(p)
         if self._s.cheat is None and linear.problems:
             self._problem(linear.problems[0])
         return start
+
+    def _same_prefix(self, order: Sequence[Placed]) -> int:
+        """How many leading entries of ``order`` this table has already folded as placed.
+
+        A log's linear order keeps its Placed objects until a late entry rewrites the
+        order from some step on, so the identical prefix is found by bisection (a long
+        match would otherwise compare every entry on every move); from there on, equal
+        entries (same id, same void) still count as folded.
+        """
+        mine = self._order
+        lo, hi = 0, min(len(order), len(mine))
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if order[mid] is mine[mid]:
+                lo = mid + 1
+            else:
+                hi = mid
+        limit = min(len(order), len(mine))
+        while lo < limit and (order[lo].entry.id, order[lo].void) == (
+            mine[lo].entry.id, mine[lo].void
+        ):  # fmt: skip
+            lo += 1
+        return lo
 
     def _problem(self, problem: Problem) -> None:
         rule = {"fork": "equivocation", "chain": "broken-chain", "ack": "bad-ack"}[problem.what]
