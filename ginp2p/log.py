@@ -604,6 +604,7 @@ class Log:
         self._game: bytes | None = None
         self._by_id: dict[bytes, Entry] = {}
         self._slots: tuple[dict[int, list[Entry]], ...] = ({}, {})
+        self._top = [0, 0]  # each feed's highest seq stored
         self._held: dict[bytes, Entry] = {}
         self._order = _Linearizer()
         self._linear: Linear | None = None
@@ -741,6 +742,7 @@ class Log:
 
     def _store(self, e: Entry) -> Added:
         slot = self._slots[e.author].setdefault(e.seq, [])
+        self._top[e.author] = max(self._top[e.author], e.seq)
         other = slot[0] if slot else None
         slot.append(e)
         self._by_id[e.id] = e
@@ -770,9 +772,8 @@ class Log:
             return EntryFields(VERSION, ZERO, author, 1, ZERO, *ack, kind, body)
         if self._game is None:
             raise LogError("the game is not known until both hellos are in the log")
-        own = self._slots[author]
-        seq = max(own, default=0) + 1
-        last = own.get(seq - 1, [])
+        seq = self._top[author] + 1
+        last = self._slots[author].get(seq - 1, [])
         if len(last) != 1:
             raise LogError("cannot append to a forked or empty feed")
         ack = self.next_ack(author)
@@ -782,9 +783,8 @@ class Log:
         """The newest opponent entry placed, never behind the author's last ack."""
         head = self._order.head(1 - author)
         ack = (head.seq, head.id) if head else (0, ZERO)
-        own = self._slots[author]
-        if own:
-            last = own[max(own)][0]
+        if self._top[author]:
+            last = self._slots[author][self._top[author]][0]
             if ack[0] < last.ack_seq:  # acks never go backwards
                 ack = (last.ack_seq, last.ack_id)
         return ack
