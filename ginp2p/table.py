@@ -329,15 +329,22 @@ class Table:
         seeds: Callable[[int], sh.HandSecrets | None] | None = None,
         executor: Executor | None = None,
         lazy_proofs: Collection[int] = frozenset(),
+        *,
+        on_step: Callable[[Table], None] | None = None,
+        checks: dict[Any, Any] | None = None,
     ) -> None:
+        """``on_step`` is called after each entry is folded (the replay viewer keeps
+        the state of every step). ``checks``: the results of another table's shuffle
+        checks to share; they are pure functions of the entries, whoever looks."""
         self.viewer = viewer
         self.lazy_proofs = frozenset(lazy_proofs)
         self._seeds = seeds or (lambda hand: None)
         self.executor = executor
+        self.on_step = on_step
         self._s = _State()
         self._order: list[Placed] = []  # what was folded, in order
         self._snaps: list[tuple[int, _State]] = [(0, self._s.fork())]
-        self._cache: dict[Any, Any] = {}
+        self._cache: dict[Any, Any] = {} if checks is None else checks
         self._claim_verdicts: dict[bytes, ClaimVerdict] = {}
         self.problems: tuple[Problem, ...] = ()
 
@@ -396,6 +403,11 @@ class Table:
     def events(self) -> list[tuple[int, Event]]:
         """(index in the linear order, event), for every event so far."""
         return self._s.events
+
+    @property
+    def checks(self) -> dict[Any, Any]:
+        """The shuffle checks run so far, by what they checked (see ``checks=``)."""
+        return self._cache
 
     @property
     def placed_count(self) -> int:
@@ -482,6 +494,8 @@ class Table:
         for p in linear.order[start:]:
             self._order.append(p)
             self._step(p)
+            if self.on_step is not None:
+                self.on_step(self)
         if self._s.cheat is None and linear.problems:
             self._problem(linear.problems[0])
         return start
