@@ -20,8 +20,9 @@ from typing import Any
 import nacl.signing
 
 from . import bot
+from . import events as ev
 from .engine import Action, HandState
-from .log import GUEST, HOST
+from .log import GUEST, HOST, Entry, sign_entry
 from .protocol import (
     Dropped,
     Output,
@@ -33,9 +34,9 @@ from .protocol import (
     Send,
 )
 from .rules import RuleSet
-from .table import Event
+from .table import Event, HandFold
 
-__all__ = ["FakeLink", "Faults", "Side", "bot_player", "make_pair"]
+__all__ = ["FakeLink", "Faults", "RawMove", "Rewrite", "Side", "bot_player", "cheater", "make_pair"]
 
 #: A player: from the protocol's view of the hand to a move (None: no move now).
 Player = Callable[[PeerProtocol, HandState], Action | None]
@@ -237,3 +238,64 @@ class FakeLink:
     @property
     def events(self) -> tuple[list[Event], list[Event]]:
         return self.sides[0].events, self.sides[1].events
+
+
+#: A rewrite of one entry body before it is signed: (peer, hand, body) -> body.
+Rewrite = Callable[[PeerProtocol, HandFold, Any], Any]
+#: A deviating "move": appends whatever it likes and returns the outputs.
+RawMove = Callable[[PeerProtocol], list[Output]]
+
+
+def cheater(
+    kinds: str,
+    rewrite: Rewrite | None = None,
+    *,
+    role: str = "first",
+    refuse: bool = False,
+    twin: Callable[[PeerProtocol, HandFold, str, Any], tuple[str, Any]] | None = None,
+) -> type[PeerProtocol]:
+    """A peer class that deviates in hand 1 when it plays ``role`` ("first": the first
+    shuffler, i.e. the non-dealer; "second": the dealer), for its entries of ``kinds``:
+    ``rewrite`` changes the body before it is signed, ``refuse`` withholds the entry,
+    ``twin`` also signs and sends another entry at the same seq (equivocation).
+
+    The threat tests and the audit's cheating corpus (scripts/make_corpus.py) are made
+    with it. Its ``act`` checks nothing: a player may hand it a :data:`RawMove`."""
+    wanted = set(kinds.split())
+
+    class Cheater(PeerProtocol):
+        def _cheats(self, kind: str) -> bool:
+            h = self.table.hand
+            if kind not in wanted or h is None or h.number != 1:
+                return False
+            return self.me == (h.first if role == "first" else h.dealer)
+
+        def _next_auto(self) -> Any:
+            step = super()._next_auto()
+            if refuse and step is not None and self._cheats(step[0]):
+                return None
+            return step
+
+        def _append(self, kind: str, body: Any, out: list[Output]) -> Entry:
+            h = self.table.hand
+            cheat = self._cheats(kind)
+            if cheat and rewrite is not None:
+                assert h is not None
+                body = rewrite(self, h, body)
+            entry = super()._append(kind, body, out)
+            if cheat and twin is not None:
+                assert h is not None
+                kind2, body2 = twin(self, h, kind, body)
+                out.append(Send(sign_entry(self.key, entry.fields._replace(kind=kind2,
+                                                                           body=body2))))
+            return entry
+
+        def act(self, action: Any, **_: Any) -> list[Output]:
+            if callable(action):
+                return list(action(self))
+            h, full = self.table.hand, self.table.hand_state()
+            assert h is not None and full is not None
+            return self._append_and_fold(*ev.action_body(action, h.number,
+                                                         self._reveal(full, h, action)))
+
+    return Cheater

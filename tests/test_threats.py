@@ -33,7 +33,7 @@ from ginp2p import events as ev
 from ginp2p import shuffle as sh
 from ginp2p.cards import Card
 from ginp2p.engine import Discard, Gin, HandState, Knock, PassUpcard, Phase
-from ginp2p.fakelink import FakeLink, Side, bot_player, make_pair
+from ginp2p.fakelink import FakeLink, RawMove, Rewrite, Side, bot_player, cheater, make_pair
 from ginp2p.log import GUEST, HOST, Entry, Log, Outcome, Verdict, sign_entry
 from ginp2p.match import MatchEnd
 from ginp2p.melds import best_arrangement
@@ -60,68 +60,6 @@ RULES = get_preset("classic").with_(game_target=10)
 SEED = 1
 OTHER_SEED = 7
 TIMEOUT = 30
-
-Rewrite = Callable[[PeerProtocol, HandFold, Any], Any]
-#: A cheating "move": appends whatever it likes and returns the outputs.
-RawMove = Callable[[PeerProtocol], list[Output]]
-
-
-# ---------------------------------------------------------------- cheaters and runs
-
-
-def cheater(
-    kinds: str,
-    rewrite: Rewrite | None = None,
-    *,
-    role: str = "first",
-    refuse: bool = False,
-    twin: Callable[[PeerProtocol, HandFold, str, Any], tuple[str, Any]] | None = None,
-) -> type[PeerProtocol]:
-    """A peer class that deviates in hand 1 when it plays ``role`` ("first": the first
-    shuffler, i.e. the non-dealer; "second": the dealer), for its entries of ``kinds``:
-    ``rewrite`` changes the body before it is signed, ``refuse`` withholds the entry,
-    ``twin`` also signs and sends another entry at the same seq (equivocation).
-
-    Its ``act`` checks nothing: a player may hand it a :data:`RawMove`."""
-    wanted = set(kinds.split())
-
-    class Cheater(PeerProtocol):
-        def _cheats(self, kind: str) -> bool:
-            h = self.table.hand
-            if kind not in wanted or h is None or h.number != 1:
-                return False
-            return self.me == (h.first if role == "first" else h.dealer)
-
-        def _next_auto(self) -> Any:
-            step = super()._next_auto()
-            if refuse and step is not None and self._cheats(step[0]):
-                return None
-            return step
-
-        def _append(self, kind: str, body: Any, out: list[Output]) -> Entry:
-            h = self.table.hand
-            cheat = self._cheats(kind)
-            if cheat and rewrite is not None:
-                assert h is not None
-                body = rewrite(self, h, body)
-            entry = super()._append(kind, body, out)
-            if cheat and twin is not None:
-                assert h is not None
-                kind2, body2 = twin(self, h, kind, body)
-                out.append(Send(sign_entry(self.key, entry.fields._replace(kind=kind2,
-                                                                           body=body2))))
-            return entry
-
-        def act(self, action: Any) -> list[Output]:
-            if callable(action):
-                return list(action(self))
-            h, full = self.table.hand, self.table.hand_state()
-            assert h is not None and full is not None
-            return self._append_and_fold(*ev.action_body(action, h.number,
-                                                         self._reveal(full, h, action)))
-
-    return Cheater
-
 
 Player = Callable[[PeerProtocol, HandState], Any]
 
