@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -82,9 +82,21 @@ from .log import (
 from .log import Verdict as ClaimState
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
 
-__all__ = ["HandReport", "Report", "Verdict", "audit", "audit_records", "worst"]
+__all__ = [
+    "Folded",
+    "HandReport",
+    "Report",
+    "Verdict",
+    "audit",
+    "audit_records",
+    "fold_records",
+    "judge",
+    "worst",
+]
 
 FEEDS = ("host", "guest")
+#: Version of ``Report.to_json``; bumped when a key changes meaning or disappears.
+SCHEMA = 1
 
 
 class Verdict(StrEnum):
@@ -152,26 +164,36 @@ class Report:
         """0 clean, 1 cheated, 2 incomplete, 3 damaged."""
         return self.verdict.exit_code
 
-    def text(self) -> str:
-        """The report for people, ending with the match result."""
+    def text(self, only: int | None = None) -> str:
+        """The report for people, ending with the match result; ``only``: one hand's
+        verdict, cheat, debts and damage (the exit code is then that hand's)."""
         n = self.names
-        lines = [f"ginp2p audit: {self.verdict.upper()} (exit {self.exit_code})"]
+        chosen = [h for h in self.hands if only is None or h.hand == only]
+        if only is None:
+            lines = [f"ginp2p audit: {self.verdict.upper()} (exit {self.exit_code})"]
+            cheat, owed, damage = self.cheat, self.owed, self.damage
+        else:
+            h = chosen[0]  # the caller checks the hand exists
+            label = "set-up" if only == 0 else f"hand {only}"
+            lines = [f"ginp2p audit: {label} {h.verdict.upper()} (exit {h.verdict.exit_code}); "
+                     f"the whole file: {self.verdict}"]  # fmt: skip
+            cheat, owed, damage = h.cheat, h.owed, h.damage
         preset = f", preset {self.preset}" if self.preset else ""
         lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
-        for h in self.hands:
+        for h in chosen:
             label = "set-up" if h.hand == 0 else f"hand {h.hand}"
             what = f" - {_describe_result(h.result, n)}" if h.result is not None else ""
             lines.append(f"  {label}: {h.verdict}{what}")
-        if self.cheat is not None:
-            c = self.cheat
-            lines.append(f"Cheat: {c.describe(n)}")
-            lines.append(f"  rule {c.rule}; {FEEDS[c.author]} entry {c.seq}, id {c.entry.hex()}")
-        if self.owed:
+        if cheat is not None:
+            lines.append(f"Cheat: {cheat.describe(n)}")
+            lines.append(f"  rule {cheat.rule}; {FEEDS[cheat.author]} entry {cheat.seq}, "
+                         f"id {cheat.entry.hex()}")  # fmt: skip
+        if owed:
             lines.append("Owed:")
-            lines += [f"  - {o}" for o in self.owed]
-        if self.damage:
+            lines += [f"  - {o}" for o in owed]
+        if damage:
             lines.append("Damage (this blames nobody: anyone holding a file can alter it):")
-            lines += [f"  - {d}" for d in self.damage]
+            lines += [f"  - {d}" for d in damage]
         lines.append(f"Result: {self._result_text()}")
         return "\n".join(lines)
 
@@ -189,6 +211,7 @@ class Report:
     def to_json(self) -> dict[str, Any]:
         """A plain, stable dict (every key always present) for ``audit --json``."""
         return {
+            "schema": SCHEMA,
             "verdict": str(self.verdict),
             "exit": self.exit_code,
             "names": list(self.names),
@@ -454,15 +477,55 @@ def _hands_of(lin: Linear) -> dict[bytes, int]:
     return out
 
 
-def _fold(
-    lin: Linear, lazy: set[int], hand_of: dict[bytes, int], executor: Executor | None
-) -> Table:
-    """The table with proofs skipped where the recompute covers them; a hand that does
-    not end cleanly checked is folded again with every proof."""
-    disputed = {hand_of[p.entry.id] for p in lin.order if p.entry.kind == "dispute"}
-    lazy = set(lazy) - disputed
+@dataclass
+class Folded:
+    """A log read and folded the audit's way: what the verdicts and the replay start from.
+
+    ``lin`` keeps only the problems that prove something; ``unproven`` are the acks of
+    ids the file lacks (see :func:`_unprovable_ack`), damage; ``hand_of`` is each placed
+    entry's hand; ``dropped`` the records that did not verify.
+    """
+
+    log: Log
+    dropped: list[_Dropped]
+    lin: Linear
+    unproven: tuple[Problem, ...]
+    hand_of: dict[bytes, int]
+    table: Table
+
+
+def fold_records(
+    records: Sequence[bytes],
+    *,
+    lazy_proofs: bool = True,
+    executor: Executor | None = None,
+    on_step: Callable[[Table], None] | None = None,
+) -> Folded:
+    """Load the records (any order, repeats, other games' entries dropped) and fold them
+    through a :class:`Table` with no viewer. Proofs are skipped where the recompute at
+    the openings covers them (hands both players opened and checkpointed, none
+    disputed); a hand that does not end cleanly checked is folded again with every
+    proof. ``on_step`` is the table's hook: a fold that starts again calls it from the
+    first entry with a new table."""
+    log, dropped = _load(records)
+    lin = log.linear()
+    unproven = tuple(p for p in lin.problems if _unprovable_ack(p, log))
+    lin = replace(lin, problems=tuple(p for p in lin.problems if p not in unproven))
+    hand_of = _hands_of(lin)
+    lazy: set[int] = set()
+    if lazy_proofs:
+        closed: dict[tuple[str, int], set[int]] = {}
+        for e in log.entries():
+            if e.kind in ("open", "checkpoint"):
+                closed.setdefault((e.kind, e.body.hand), set()).add(e.author)
+        lazy = {
+            hand
+            for (kind, hand), who in closed.items()
+            if kind == "open" and len(who) == 2 and len(closed.get(("checkpoint", hand), ())) == 2
+        }
+    lazy -= {hand_of[p.entry.id] for p in lin.order if p.entry.kind == "dispute"}
     while True:
-        table = Table(None, executor=executor, lazy_proofs=lazy)
+        table = Table(None, executor=executor, lazy_proofs=lazy, on_step=on_step)
         table.update(lin)
         c, pending = table.cheat, table.pending_dispute
         bad = {
@@ -476,7 +539,7 @@ def _fold(
             )
         }
         if not bad:
-            return table
+            return Folded(log, dropped, lin, unproven, hand_of, table)
         lazy -= bad
 
 
@@ -604,21 +667,13 @@ def _audit(
     lazy_proofs: bool,
     executor: Executor | None = None,
 ) -> Report:
-    log, dropped = _load(records)
-    lin = log.linear()
-    proof = [p for p in lin.problems if not _unprovable_ack(p, log)]
-    hand_of = _hands_of(lin)
-    closed: dict[tuple[str, int], set[int]] = {}
-    for e in log.entries():
-        if e.kind in ("open", "checkpoint"):
-            closed.setdefault((e.kind, e.body.hand), set()).add(e.author)
-    lazy = {
-        hand
-        for (kind, hand), who in closed.items()
-        if kind == "open" and len(who) == 2 and len(closed.get(("checkpoint", hand), ())) == 2
-    }
-    lazy = lazy if lazy_proofs else set()
-    table = _fold(replace(lin, problems=tuple(proof)), lazy, hand_of, executor)
+    return judge(fold_records(records, lazy_proofs=lazy_proofs, executor=executor), file_damage)
+
+
+def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
+    """The report on a folded log; ``file_damage``: what reading the file found."""
+    log, dropped, lin, hand_of, table = (
+        folded.log, folded.dropped, folded.lin, folded.hand_of, folded.table)  # fmt: skip
     names = table.names
     current = table.hand.number if table.hand is not None else 0
 
@@ -640,14 +695,13 @@ def _audit(
         hand_damage.setdefault(current, []).append(line)
     if missing and lin.held:
         damage.append(f"{len(lin.held)} entries after the missing ones cannot be placed or judged")
-    for p in lin.problems:
-        if p not in proof:
-            e = p.entries[0]
-            line = (f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
-                    f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in the file (an entry "
-                    "is missing, or was never written)")  # fmt: skip
-            damage.append(line)
-            hand_damage.setdefault(current, []).append(line)
+    for p in folded.unproven:
+        e = p.entries[0]
+        line = (f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
+                f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in the file (an entry "
+                "is missing, or was never written)")  # fmt: skip
+        damage.append(line)
+        hand_damage.setdefault(current, []).append(line)
     if log.held_count:
         damage.append(f"{log.held_count} entries wait for a hello the file lacks: not verified")
 
@@ -658,7 +712,7 @@ def _audit(
     if cheat is not None and cheat.rule == "false-dispute":
         # a dispute of an entry whose ack the file cannot judge is not proven false
         d = log.get(cheat.entry)
-        named = {x.id for p in lin.problems if p not in proof for x in p.entries}
+        named = {x.id for p in folded.unproven for x in p.entries}
         if d is not None and d.kind == "dispute" and d.body.entry in named:
             line = (f"{names[d.author]} disputed an entry of {names[1 - d.author]} that acks "
                     "an entry not in the file: the file cannot settle the dispute")  # fmt: skip

@@ -23,6 +23,7 @@ __all__ = [
     "Card",
     "CardParseError",
     "Suit",
+    "card_order",
     "deck",
     "format_cards",
     "parse_card",
@@ -173,6 +174,11 @@ _RANK_BY_TEXT = {
     "A": 1, "1": 1, "2": 2, "3": 3, "4": 4, "5": 5, "6": 6, "7": 7, "8": 8, "9": 9,
     "T": 10, "10": 10, "J": 11, "Q": 12, "K": 13,
 }  # fmt: skip
+
+
+def card_order(card: Card) -> tuple[int, int, int]:
+    """How a hand is shown: by suit (♠ ♥ ♦ ♣), then rank; jokers last."""
+    return (9 if card.suit is None else int(card.suit), card.rank, card.copy)
 
 
 def parse_card(text: str) -> Card:

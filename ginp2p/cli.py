@@ -6,7 +6,9 @@ play a match against a person on another computer (a line prompt for now); ``bot
 puts the computer player on either side; ``resume`` continues a saved game after a
 crash or a quit; ``keys`` shows keys, safety numbers and forgets a peer; ``games``
 lists the saved games; ``replay`` steps through a saved game (or prints it);
-``selfplay`` plays a whole match through the engine alone.
+``audit`` judges a game log (who cheated, where, with proof: the exit code is the
+verdict); ``export`` prints a game as JSON or text; ``selfplay`` plays a whole match
+through the engine alone.
 
 Heavy modules (zmq, nacl, prompt_toolkit, the engine) are imported inside the
 command functions, so ``ginp2p --help`` stays fast.
@@ -539,6 +541,84 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return command(args)
 
 
+#: ``audit`` exit when there is no verdict to give (no such file, a bad option): not
+#: 0-3, so a script reading the verdict from the exit code never mistakes a typo for one.
+NO_VERDICT = 4
+
+
+def _cmd_audit(args: argparse.Namespace) -> int:
+    import json
+
+    from .audit import audit
+
+    path = Path(args.file)
+    if not path.is_file():
+        why = "no such file" if not path.exists() else "not a file"
+        print(f"ginp2p audit: error: {path}: {why}", file=sys.stderr)
+        return NO_VERDICT
+    try:
+        report = audit(path)
+    except OSError as exc:
+        print(f"ginp2p audit: error: {path}: cannot read it ({exc.strerror or exc})",
+              file=sys.stderr)  # fmt: skip
+        return NO_VERDICT
+    if args.hand is None:
+        print(json.dumps(report.to_json(), indent=2) if args.json else report.text())
+        return report.exit_code
+    chosen = next((h for h in report.hands if h.hand == args.hand), None)
+    if chosen is None:
+        numbers = [h.hand for h in report.hands if h.hand]
+        have = f" (hands {numbers[0]}-{numbers[-1]})" if numbers else " (no hand was dealt)"
+        print(f"ginp2p audit: error: the log has no hand {args.hand}{have}", file=sys.stderr)
+        return NO_VERDICT
+    if args.json:
+        doc = report.to_json()
+        doc["hands"] = [h for h in doc["hands"] if h["hand"] == args.hand]
+        doc["selected"] = {"hand": args.hand, "verdict": str(chosen.verdict),
+                           "exit": chosen.verdict.exit_code}  # fmt: skip
+        print(json.dumps(doc, indent=2))
+    else:
+        print(report.text(only=args.hand))
+    return chosen.verdict.exit_code
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    import json
+
+    from .export import document, text_lines
+    from .replay import ReplayError, load
+
+    try:
+        replay = load(args.file, find_secrets=False)
+    except ReplayError as exc:
+        print(f"ginp2p export: error: {exc}", file=sys.stderr)
+        return 1
+    if args.format == "json":
+        text = json.dumps(document(replay), indent=2, ensure_ascii=False)
+    else:
+        ascii = args.ascii or not encodes(sys.stdout, "♥♦♣♠")
+        text = "\n".join(text_lines(document(replay, symbols=not ascii), ascii=ascii))
+    if args.output is None:
+        print(text)
+        return 0
+    try:
+        Path(args.output).write_text(text + "\n", encoding="utf-8")
+    except OSError as exc:
+        print(f"ginp2p export: error: {args.output}: {exc.strerror or exc}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.output}", file=sys.stderr)
+    return 0
+
+
+def encodes(stream: Any, text: str) -> bool:
+    """Whether ``stream`` can print ``text`` (suit symbols on a non-UTF-8 console)."""
+    try:
+        text.encode(getattr(stream, "encoding", None) or "ascii")
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True
+
+
 # ------------------------------------------------------------------------ the parser
 
 
@@ -727,6 +807,38 @@ def build_parser() -> argparse.ArgumentParser:
     text.add_argument("--at", metavar="N|end", help="print the table at entry N, or at the end")
     replay.set_defaults(func=_cmd_replay)
 
+    audit = sub.add_parser(
+        "audit", help="judge a game log: clean, cheated (who, where, proof), incomplete, damaged",
+        description="Re-check every signature, shuffle step, key and rule of a saved game "
+        "and give one verdict per hand and one for the file. The exit code is the verdict: "
+        f"0 clean, 1 cheated, 2 incomplete, 3 damaged ({NO_VERDICT}: no verdict, e.g. no "
+        "such file). See docs/audit.md.")  # fmt: skip
+    audit.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    audit.add_argument("--hand", type=int, metavar="N",
+                       help="report hand N only (0: the set-up); the exit code is its verdict")
+    audit.add_argument("--json", action="store_true",
+                       help="the report as JSON (a stable schema, see docs/audit.md)")
+    audit.set_defaults(func=_cmd_audit)
+
+    def audit_usage_error(message: str) -> None:
+        audit.print_usage(sys.stderr)
+        audit.exit(NO_VERDICT, f"ginp2p audit: error: {message}\n")
+
+    audit.error = audit_usage_error  # type: ignore[method-assign]  # 2 means incomplete
+
+    export = sub.add_parser("export", help="a saved game as JSON or text: every deal, move, "
+                            "showdown and score",
+                            description="Print the whole game: every hand's deal, moves, "
+                            "showdown and scores. Only what the log proves is shown: in a "
+                            "hand whose seeds were never opened, unseen cards stay hidden.",
+                            )  # fmt: skip
+    export.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    export.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text for people (default) or JSON (schema in docs/audit.md)")
+    export.add_argument("--ascii", action="store_true", help="text: cards as 7H/TS")
+    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    export.set_defaults(func=_cmd_export)
+
     selfplay = sub.add_parser("selfplay",
                               help="two computer players in one process, engine only (fast)")
     selfplay.add_argument("--preset", default="classic", choices=PRESET_NAMES,
@@ -756,6 +868,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `| head`: the reader has all it wants
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     return 0
 
 

@@ -29,14 +29,7 @@ import msgpack
 
 from . import events as ev
 from . import shuffle as sh
-from .audit import (  # the audit's own loading, hand split and fold rules
-    _CHAIN_RULES,
-    Report,
-    _hands_of,
-    _load,
-    _unprovable_ack,
-    audit_records,
-)
+from .audit import Report, fold_records, judge
 from .cards import Card
 from .engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
 from .log import GUEST, HOST, Entry, FileCorrupt, Linear, Owed, SecretsFile, read_records
@@ -285,6 +278,12 @@ class Replay:
             return {**self.private[NAMES.index(view)].get(hand, {}), **public}
         return public
 
+    def drawn(self, step: Step, view: str) -> Card | None:
+        """The card a stock draw took, if ``view`` may know it."""
+        if not self.sees(view, step.author) or step.pending_stock is None:
+            return None
+        return self._known(step.shown_hand, view).get(step.pending_stock)
+
     def sees(self, view: str, player: int) -> bool:
         """Whether ``view`` shows ``player``'s own cards."""
         return view == "all" or view == NAMES[player]
@@ -429,9 +428,7 @@ class Replay:
         who = self.names[step.author]
         k = a.kind
         if k == "draw_stock":
-            card = None
-            if self.sees(view, step.author) and step.pending_stock is not None:
-                card = self._known(step.shown_hand, view).get(step.pending_stock)
+            card = self.drawn(step, view)
             if card is not None:
                 return f"{who} draws {pretty(card)} from the stock"
             return f"{who} draws from the stock"
@@ -486,36 +483,6 @@ def _snap(table: Table) -> _Snap:
         owed=tuple(table.owed()),
         cheat=table.cheat,
     )
-
-
-def _fold(lin: Linear, lazy: set[int], hand_of: Mapping[bytes, int], *, record: bool = False,
-          viewer: int | None = None,
-          seeds: Callable[[int], sh.HandSecrets | None] | None = None,
-          ) -> tuple[Table, list[_Snap]]:  # fmt: skip
-    """The audit's fold (proofs skipped where the recompute at the openings covers
-    them; a hand that does not end cleanly checked is folded again with every proof),
-    with the table's state after each entry if ``record``."""
-    disputed = {hand_of[p.entry.id] for p in lin.order if p.entry.kind == "dispute"}
-    lazy = set(lazy) - disputed
-    while True:
-        snaps: list[_Snap] = []
-        table = Table(viewer, seeds, lazy_proofs=lazy,
-                      on_step=(lambda t, keep=snaps.append: keep(_snap(t))) if record else None)
-        table.update(lin)
-        c, pending = table.cheat, table.pending_dispute
-        bad = {
-            h.number
-            for h in table.hands
-            if h.number in lazy
-            and (
-                not h.checked
-                or (c is not None and c.hand == h.number and c.rule not in _CHAIN_RULES)
-                or (pending is not None and pending[2] == h.number)
-            )
-        }
-        if not bad:
-            return table, snaps
-        lazy -= bad
 
 
 def _read_secrets(path: Path) -> dict[int, sh.HandSecrets]:
@@ -602,29 +569,23 @@ def load_records(records: Sequence[bytes], *, torn: bool = False,
                  required: Sequence[Path] = ()) -> Replay:  # fmt: skip
     """The replay of a log's wire records (see :func:`load`). ``required`` secrets
     files must be readable and belong to the game; others are used if they do."""
-    report = audit_records(records, torn=torn)
-    log, _ = _load(records)
-    lin = log.linear()
+    snaps: list[_Snap] = []
+    folding: list[Table] = []
+
+    def keep(t: Table) -> None:
+        if not folding or folding[-1] is not t:  # the fold started again
+            folding.append(t)
+            snaps.clear()
+        snaps.append(_snap(t))
+
+    folded = fold_records(records, on_step=keep)
+    report = judge(folded, ["the file ends inside a record (a torn tail)"] if torn else [])
+    lin, table, hand_of = folded.lin, folded.table, folded.hand_of
     if not lin.order:
         raise ReplayError(
             f"{path or 'the log'} holds no entry that can be replayed"
             + (f" ({report.damage[0]})" if report.damage else "")
         )
-    # the audit folds with the problems it can prove; replay the same order
-    proof = tuple(x for x in lin.problems if not _unprovable_ack(x, log))
-    lin = Linear(lin.order, lin.held, proof, lin.claims)
-    hand_of = _hands_of(lin)
-    closed: dict[tuple[str, int], set[int]] = {}
-    for e in log.entries():
-        if e.kind in ("open", "checkpoint"):
-            closed.setdefault((e.kind, e.body.hand), set()).add(e.author)
-    lazy = {
-        hand
-        for (kind, hand), who in closed.items()
-        if kind == "open" and len(who) == 2 and len(closed.get(("checkpoint", hand), ())) == 2
-    }
-
-    table, snaps = _fold(lin, lazy, hand_of, record=True)
     snaps[-1] = _snap(table)  # a problem found after the last entry convicts there
 
     public = {h.number: dict(h.known) for h in table.hands}

@@ -1,11 +1,20 @@
-"""Building hands with chosen cards, for engine tests."""
+"""Shared test helpers: hands with chosen cards (engine tests), and real game logs made
+by two PeerProtocol peers over the in-memory fake link (replay, export)."""
 
 from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from ginp2p import engine
 from ginp2p.cards import Card, deck, parse_cards
 from ginp2p.engine import DeckKnowledge, HandState
+from ginp2p.fakelink import FakeLink, Side, make_pair
+from ginp2p.log import LogFile, SecretsFile, secrets_path
 from ginp2p.rules import RuleSet
+from ginp2p.table import HandDealt
 
 
 def stacked_deck(
@@ -37,3 +46,36 @@ def play(state: HandState, *actions: engine.Action) -> HandState:
     for a in actions:
         state = engine.apply(state, a)
     return state
+
+
+@dataclass
+class Match:
+    """Both sides of a match played over the fake link."""
+
+    host: Side
+    guest: Side
+
+    def dealt(self, who: int) -> dict[int, tuple[Any, ...]]:
+        """The cards each hand dealt to ``who``, as that peer's own table saw them."""
+        side = (self.host, self.guest)[who]
+        return {e.hand: e.cards for e in side.events if isinstance(e, HandDealt)}
+
+
+def play_match(rules: RuleSet, seed: int, **kw: Any) -> Match:
+    """A whole match between two computer players (``kw`` goes to ``make_pair``)."""
+    rng = random.Random(seed)
+    host, guest = make_pair(rules, rng, **kw)
+    FakeLink(host, guest, rng).run()
+    return Match(host, guest)
+
+
+def write(path: Path, records: list[bytes], side: Side | None = None) -> Path:
+    """A game file as a peer leaves it: the log, and that peer's secrets beside it."""
+    with LogFile.open(path) as f:
+        for r in records:
+            f.append(r)
+    if side is not None:
+        with SecretsFile.open(secrets_path(path)) as s:
+            for hand, (perm, key) in side.seeds.items():
+                s.put_seeds(hand, perm, key)
+    return path

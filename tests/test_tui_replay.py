@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import io
 import os
-import random
 import re
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +25,14 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from ginp2p import events as ev
 from ginp2p.audit import audit
 from ginp2p.cli import main
-from ginp2p.fakelink import FakeLink, Side, make_pair
-from ginp2p.log import GUEST, HOST, LogFile, SecretsFile, secrets_path
+from ginp2p.log import GUEST, HOST, secrets_path
 from ginp2p.protocol import PeerProtocol
 from ginp2p.replay import ReplayError, load
 from ginp2p.rules import get_preset
-from ginp2p.table import HandDealt
 from ginp2p.tui.look import Look
 from ginp2p.tui.replay import Viewer, build_app, frame_text, screen
+
+from .helpers import Match, play_match, write
 
 RULES = get_preset("classic").with_(game_target=10)
 
@@ -43,17 +41,6 @@ RULES = get_preset("classic").with_(game_target=10)
 def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("NO_COLOR", raising=False)
-
-
-@dataclass
-class Match:
-    host: Side
-    guest: Side
-
-    def dealt(self, who: int) -> dict[int, tuple[Any, ...]]:
-        """The cards each hand dealt to ``who``, as that peer's own table saw them."""
-        side = (self.host, self.guest)[who]
-        return {e.hand: e.cards for e in side.events if isinstance(e, HandDealt)}
 
 
 class ScoreCheater(PeerProtocol):
@@ -68,22 +55,7 @@ class ScoreCheater(PeerProtocol):
 
 
 def play(seed: int, **kw: Any) -> Match:
-    rng = random.Random(seed)
-    host, guest = make_pair(RULES, rng, **kw)
-    FakeLink(host, guest, rng).run()
-    return Match(host, guest)
-
-
-def write(path: Path, records: list[bytes], side: Side | None = None) -> Path:
-    """A game file as a peer leaves it: the log, and that peer's secrets beside it."""
-    with LogFile.open(path) as f:
-        for r in records:
-            f.append(r)
-    if side is not None:
-        with SecretsFile.open(secrets_path(path)) as s:
-            for hand, (perm, key) in side.seeds.items():
-                s.put_seeds(hand, perm, key)
-    return path
+    return play_match(RULES, seed, **kw)
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 
 from .. import melds
-from ..cards import Card
+from ..cards import Card, card_order
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
 from ..table import NAMES
@@ -137,10 +137,6 @@ class Viewer:
 # ------------------------------------------------------------------------ drawing
 
 
-def _order(c: Card) -> tuple[int, int, int]:
-    return (9 if c.suit is None else int(c.suit), c.rank, c.copy)
-
-
 def _compact(cards: Any, look: Look) -> StyleAndTextTuples:
     """Cards close together (melds, the pile): no padding."""
     out: StyleAndTextTuples = []
@@ -153,7 +149,7 @@ def _compact(cards: Any, look: Look) -> StyleAndTextTuples:
 
 def _sorted(cards: tuple[Card | None, ...]) -> list[Card | None]:
     """Known cards by suit and rank, unknown ones after them."""
-    known = sorted((c for c in cards if c is not None), key=_order)
+    known = sorted((c for c in cards if c is not None), key=card_order)
     return [*known, *(None for c in cards if c is None)]
 
 
@@ -551,21 +547,13 @@ def run(replay: Replay, view: str, start: int = 0, look: Look | None = None) -> 
 # ------------------------------------------------------------------------ the command
 
 
-def _encodes(stream: Any, text: str) -> bool:
-    try:
-        text.encode(getattr(stream, "encoding", None) or "ascii")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
-
-
 def command(args: Any) -> int:
     """``ginp2p replay``: the viewer on a terminal; ``--plain`` / ``--at`` (or no
     terminal) print text instead. Errors are one line on stderr: exit 1 for a file
     that cannot be replayed, 2 for a bad option value."""
-    import os
     import sys
 
+    from ..cli import encodes
     from ..replay import ReplayError, load
 
     def fail(code: int, text: str) -> int:
@@ -590,7 +578,7 @@ def command(args: Any) -> int:
         start = found
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if args.at is not None or args.plain or not interactive:
-        ascii = args.ascii or not _encodes(sys.stdout, "♥♦♣♠─·▶")
+        ascii = args.ascii or not encodes(sys.stdout, "♥♦♣♠─·▶")
         look = Look(ascii=ascii, colour=False)
         if args.at is not None:
             text = str(args.at).strip().lower()
@@ -602,12 +590,9 @@ def command(args: Any) -> int:
                 return fail(2, f"--at takes an entry number 1-{len(replay)} or 'end'")
             print(frame_text(replay, index, view, look))
         else:
-            try:
-                for line in plain_lines(replay, view, look, moves=args.moves, hand=args.hand):
-                    print(line)
-                sys.stdout.flush()
-            except BrokenPipeError:  # `| head`: the reader has all it wants
-                os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            for line in plain_lines(replay, view, look, moves=args.moves, hand=args.hand):
+                print(line)
+            sys.stdout.flush()
         return 0
     run(replay, view, start, Look.from_env(ascii=args.ascii))
     return 0

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from .. import engine
 from .. import melds as M
-from ..cards import Card
+from ..cards import Card, card_order
 from ..engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
 from ..match import MatchEnd, MatchState
 from ..melds import Layoff, Meld
@@ -133,11 +133,6 @@ class TableView:
 
 
 # ------------------------------------------------------------------------ the hand
-
-
-def card_order(card: Card) -> tuple[int, int, int]:
-    """How a hand is sorted: by suit (♠ ♥ ♦ ♣), then rank; jokers last."""
-    return (9 if card.suit is None else int(card.suit), card.rank, card.copy)
 
 
 def sort_hand(cards: Sequence[Card], rules: RuleSet) -> tuple[tuple[Group, ...], int]:

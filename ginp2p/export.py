@@ -1,0 +1,192 @@
+"""``ginp2p export``: a whole game log in readable form, as JSON or text.
+
+Built on the replay model (:mod:`ginp2p.replay`) in its ``all`` view *without* any
+secrets file: every card shown is one the log itself proves. A hand whose seeds both
+players opened is shown from the deal; in a hand that never opened, only the cards
+that became public (the upcard, discards, cards taken from the pile, hands laid down
+at the showdown) are named and the rest stay hidden (``null`` in JSON, ``??`` in
+text). One document (:func:`document`) feeds both formats, so they cannot disagree.
+
+The JSON schema (``schema`` 1) is documented in ``docs/audit.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from .cards import Card, card_order, parse_card
+from .engine import Declaration, HandResult
+from .replay import Replay, Step, result_words
+from .table import NAMES
+
+__all__ = ["SCHEMA", "document", "text_lines"]
+
+#: Version of the JSON document; bumped when a key changes meaning or disappears.
+SCHEMA = 1
+
+_VIEW = "all"
+
+
+def _code(card: Card | None) -> str | None:
+    return card.code if card is not None else None
+
+
+def _hand_cards(cards: Sequence[Card | None]) -> list[str | None]:
+    """Known cards sorted as a player holds them, hidden ones (None) after them."""
+    known = sorted((c for c in cards if c is not None), key=card_order)
+    return [c.code for c in known] + [None] * (len(cards) - len(known))
+
+
+def _declaration(d: Declaration | None) -> dict[str, Any] | None:
+    if d is None:
+        return None
+    return {
+        "melds": [str(m).split() for m in d.melds],
+        "layoffs": [{"card": lay.card.code, "meld": lay.meld} for lay in d.layoffs],
+        "deadwood_cards": [c.code for c in sorted(d.deadwood_cards, key=card_order)],
+        "deadwood": d.deadwood,
+    }
+
+
+def _result(r: HandResult, names: Sequence[str]) -> dict[str, Any]:
+    return {
+        "end": str(r.end),
+        "knocker": NAMES[r.knocker] if r.knocker is not None else None,
+        "winner": NAMES[r.winner] if r.winner is not None else None,
+        "points": list(r.points),
+        "gin": r.gin,
+        "undercut": r.undercut,
+        "text": result_words(r, names),
+        "declarations": {NAMES[p]: _declaration(r.declarations[p]) for p in (0, 1)},
+    }
+
+
+def _move(replay: Replay, step: Step, symbols: bool) -> dict[str, Any]:
+    """One move (or resign, claim, dispute) with the cards it names, as far as known."""
+    card: Card | None = None
+    a = step.action
+    if a is not None:
+        if a.kind == "draw_stock":
+            card = replay.drawn(step, _VIEW)
+        elif a.kind in ("draw_discard", "take_upcard"):
+            card = step.taken
+        else:
+            card = getattr(a, "card", None) or getattr(a, "discard", None)
+    return {
+        "entry": step.index + 1,
+        "player": NAMES[step.author],
+        "action": a.kind if a is not None else step.kind,
+        "card": _code(card),
+        "text": replay.describe(
+            step, _VIEW, lambda c: "??" if c is None else c.pretty(ascii=not symbols)
+        ),
+    }
+
+
+def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
+    """The game as plain data: players, rules, every hand (deal, moves, showdown,
+    scores), the audit's verdict and the match result it supports. Cards are codes
+    (``7H``, ``TH``, ``JK``); the ``text`` sentences use suit symbols if ``symbols``."""
+    names = replay.names
+    rep = replay.report
+    hands: list[dict[str, Any]] = []
+    for number in replay.hands:
+        steps = [s for s in replay.steps if s.hand == number]
+        dealt_at = replay.deals.get(number)
+        deal = None
+        dealer = None
+        if dealt_at is not None:
+            f = replay.frame(dealt_at, _VIEW)
+            dealer = next((NAMES[s.player] for s in f.seats if s.dealer), None)
+            deal = {
+                **{NAMES[s.player]: _hand_cards(s.cards) for s in f.seats},
+                "upcard": _code(f.pile[-1]) if f.pile else None,
+            }
+        last = replay.frame(steps[-1].index, _VIEW) if steps else None
+        result = next((h.result for h in rep.hands if h.hand == number), None)
+        scores = None
+        if last is not None and result is not None:
+            scores = {NAMES[s.player]: s.score for s in last.seats}
+        hands.append(
+            {
+                "hand": number,
+                "dealer": dealer,
+                "opened": any(s.opened for s in steps),
+                "deal": deal,
+                "moves": [_move(replay, s, symbols) for s in steps if s.is_move and s.mark is None],
+                "rejected": [
+                    {
+                        "entry": s.index + 1,
+                        "player": NAMES[s.author],
+                        "kind": s.kind,
+                        "why": s.mark.text,
+                    }
+                    for s in steps
+                    if s.mark is not None
+                ],
+                "result": _result(result, names) if result is not None else None,
+                "scores": scores,
+            }
+        )
+    return {
+        "schema": SCHEMA,
+        "players": {"host": names[0], "guest": names[1]},
+        "preset": replay.rules.name if replay.rules is not None else None,
+        "entries": len(replay),
+        "notes": list(replay.notes),
+        "hands": hands,
+        "audit": {"verdict": str(rep.verdict), "exit": rep.exit_code},
+        "result": {
+            "scores": {NAMES[p]: rep.scores[p] for p in (0, 1)} if rep.scores else None,
+            "winner": NAMES[rep.winner] if rep.winner is not None else None,
+            "end": rep.end,
+            "text": replay.status(replay.steps[-1]),
+        },
+    }
+
+
+def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
+    """The document for people: a block per hand (made with ``symbols=not ascii``)."""
+
+    def name(code: str | None) -> str:
+        return "??" if code is None else code if ascii else parse_card(code).pretty()
+
+    def cards(codes: Sequence[str | None]) -> str:
+        return " ".join(name(c) for c in codes) or "-"
+
+    who = doc["players"]
+    preset = f", preset {doc['preset']}" if doc["preset"] else ""
+    yield f"{who['host']} (host) vs {who['guest']} (guest){preset}; {doc['entries']} entries"
+    yield from doc["notes"]
+    for h in doc["hands"]:
+        yield ""
+        dealer = f", {who[h['dealer']]} deals" if h["dealer"] else ""
+        hidden = "" if h["opened"] else " (never opened: unseen cards stay hidden)"
+        yield f"Hand {h['hand']}{dealer}{hidden}"
+        if h["deal"] is not None:
+            for side in NAMES:
+                yield f"  {who[side]} is dealt {cards(h['deal'][side])}"
+            if h["deal"]["upcard"]:
+                yield f"  upcard {name(h['deal']['upcard'])}"
+        for m in h["moves"]:
+            yield f"  {m['entry']:>4}  {m['text']}"
+        for x in h["rejected"]:
+            yield f"  {x['entry']:>4}  [{x['kind']} by {who[x['player']]}: {x['why']}]"
+        r = h["result"]
+        if r is not None:
+            for side in NAMES:
+                d = r["declarations"][side]
+                if d is None:
+                    continue
+                melds = "  ".join(cards(m) for m in d["melds"]) or "no melds"
+                lay = [name(x["card"]) for x in d["layoffs"]]
+                laid = f"; lays off {' '.join(lay)}" if lay else ""
+                yield (f"  {who[side]} shows {melds}{laid}; deadwood "
+                       f"{cards(d['deadwood_cards'])} = {d['deadwood']}")  # fmt: skip
+            yield f"  Result: {r['text']}"
+        if h["scores"] is not None:
+            s = h["scores"]
+            yield f"  Scores: {who['host']} {s['host']}, {who['guest']} {s['guest']}"
+    yield ""
+    yield f"Audit: {doc['audit']['verdict']}; {doc['result']['text']}"

@@ -1,0 +1,134 @@
+"""``ginp2p export`` and the audit command's options (the corpus verdicts are in
+test_audit_cli.py).
+
+The logs are real (two PeerProtocol peers over the fake link); what the export must
+say is checked against what the peers themselves saw while playing: the cards each
+was dealt, the scores of the match.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ginp2p import events as ev
+from ginp2p.cli import NO_VERDICT, main
+from ginp2p.log import GUEST, HOST, Entry
+from ginp2p.rules import get_preset
+
+from .helpers import Match, play_match, write
+
+RULES = get_preset("classic").with_(game_target=10)
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+
+
+@pytest.fixture(scope="module")
+def honest() -> Match:
+    return play_match(RULES, 1)
+
+
+def export_json(path: Path, capsys: pytest.CaptureFixture[str]) -> dict:
+    assert main(["export", str(path), "--format", "json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path: Path,
+                                                         capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:  # fmt: skip
+    # the guest's file, with the guest's secrets beside it: export must not need them
+    path = write(tmp_path / "match.ginlog", honest.guest.saved, honest.guest)
+    doc = export_json(path, capsys)
+    assert doc["schema"] == 1 and doc["players"] == {"host": "Ann", "guest": "Bob"}
+    assert doc["audit"] == {"verdict": "clean", "exit": 0}
+    for who, side in ((HOST, "host"), (GUEST, "guest")):
+        dealt = honest.dealt(who)
+        for h in doc["hands"]:
+            assert h["opened"]
+            assert sorted(h["deal"][side]) == sorted(c.code for c in dealt[h["hand"]])
+    for h in doc["hands"]:
+        assert all(m["card"] is not None for m in h["moves"]
+                   if m["action"] in ("draw_stock", "draw_discard", "discard"))  # fmt: skip
+        assert h["result"] is not None and h["scores"] is not None
+        assert not h["rejected"]
+    totals = honest.host.proto.table.match.totals
+    assert doc["result"]["scores"] == {"host": totals[0], "guest": totals[1]}
+    assert doc["result"]["winner"] in ("host", "guest")
+
+    assert main(["export", str(path), "--ascii"]) == 0
+    text = capsys.readouterr().out
+    first = doc["hands"][0]
+    assert f"Ann is dealt {' '.join(first['deal']['host'])}" in text
+    assert f"Result: {first['result']['text']}" in text
+    assert text.rstrip().endswith(doc["result"]["text"])
+
+
+def test_a_hand_never_opened_keeps_its_hidden_cards_hidden(
+        honest: Match, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    records = honest.host.saved
+    first_move = next(i for i, r in enumerate(records)
+                      if Entry.from_wire(r).kind in ev.ACTION_KINDS)  # fmt: skip
+    # the log stops a few moves into hand 1: its seeds were never opened
+    path = write(tmp_path / "cut.ginlog", records[: first_move + 6], honest.host)
+    doc = export_json(path, capsys)
+    (h,) = doc["hands"]
+    assert not h["opened"] and doc["audit"]["verdict"] == "incomplete"
+    seen = {h["deal"]["upcard"]} | {m["card"] for m in h["moves"]}
+    for side in ("host", "guest"):
+        # the host's own secrets are beside the file, but export reads none: only
+        # cards that became public may be named
+        assert len(h["deal"][side]) == 10
+        assert {c for c in h["deal"][side] if c is not None} <= seen
+        assert None in h["deal"][side]
+    assert all(m["card"] is None for m in h["moves"] if m["action"] == "draw_stock")
+    assert main(["export", str(path)]) == 0
+    assert "never opened: unseen cards stay hidden" in capsys.readouterr().out
+
+
+def test_export_writes_a_file_and_refuses_what_is_no_log(honest: Match, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:  # fmt: skip
+    path = write(tmp_path / "match.ginlog", honest.host.saved)
+    out = tmp_path / "game.json"
+    assert main(["export", str(path), "--format", "json", "-o", str(out)]) == 0
+    assert json.loads(out.read_text())["hands"]
+    assert main(["export", str(tmp_path / "missing.ginlog")]) == 1
+    assert "no such file" in capsys.readouterr().err
+    junk = tmp_path / "junk.ginlog"
+    junk.write_bytes(b"not a game log at all")
+    assert main(["export", str(junk)]) == 1
+    assert "not a ginp2p game log" in capsys.readouterr().err
+
+
+def test_audit_of_one_hand_and_exit_4_when_there_is_no_verdict(
+        honest: Match, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    path = write(tmp_path / "match.ginlog", honest.host.saved)
+    assert main(["audit", str(path), "--hand", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ginp2p audit: hand 1 CLEAN (exit 0); the whole file: clean")
+    assert "hand 2:" not in out
+    assert main(["audit", str(path), "--hand", "1", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["selected"] == {"hand": 1, "verdict": "clean", "exit": 0}
+    assert [h["hand"] for h in doc["hands"]] == [1]
+
+    # a cut log: hand 1 is fine, the last hand is incomplete; the file says so
+    cut = write(tmp_path / "cut.ginlog", honest.host.saved[:-3])
+    last = len(honest.host.proto.table.hands)
+    assert main(["audit", str(cut), "--hand", "1"]) == (0 if last > 1 else 2)
+    assert main(["audit", str(cut)]) == 2
+    capsys.readouterr()
+
+    # no verdict: exit 4, never a verdict's code (2 would read as "incomplete")
+    assert main(["audit", str(path), "--hand", "99"]) == NO_VERDICT
+    assert "the log has no hand 99" in capsys.readouterr().err
+    assert main(["audit", str(tmp_path / "missing.ginlog")]) == NO_VERDICT
+    assert "no such file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", str(path), "--hand", "one"])
+    assert exc.value.code == NO_VERDICT
