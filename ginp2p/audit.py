@@ -64,7 +64,7 @@ from . import engine
 from . import events as ev
 from . import shuffle as sh
 from .cards import Card
-from .engine import DeckKnowledge, HandEnd, HandResult
+from .engine import DeckKnowledge, HandResult
 from .log import (
     GUEST,
     HOST,
@@ -81,6 +81,7 @@ from .log import (
 )
 from .log import Verdict as ClaimState
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
+from .words import result_words
 
 __all__ = [
     "Folded",
@@ -182,7 +183,7 @@ class Report:
         lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
         for h in chosen:
             label = "set-up" if h.hand == 0 else f"hand {h.hand}"
-            what = f" - {_describe_result(h.result, n)}" if h.result is not None else ""
+            what = f" - {result_words(h.result, n)}" if h.result is not None else ""
             lines.append(f"  {label}: {h.verdict}{what}")
         if cheat is not None:
             lines.append(f"Cheat: {cheat.describe(n)}")
@@ -271,27 +272,6 @@ _FORFEIT = {
     "claim": "{} forfeits: a claim stands",
     "resign": "{} resigned",
 }
-_ENDS = {
-    HandEnd.KNOCK: "{k} knocked",
-    HandEnd.GIN: "{k} went gin",
-    HandEnd.BIG_GIN: "{k} went big gin",
-    HandEnd.UNDERCUT: "{k} knocked and was undercut",
-    HandEnd.STOCK_VOID: "the stock ran out (no score)",
-    HandEnd.STOCK_COUNT: "the stock ran out (both counted)",
-    HandEnd.WALL_PASS: "the wall was passed",
-    HandEnd.REPEATED_DISCARD: "the upcard came back",
-    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile",
-    HandEnd.RUMINO: "{k} declared rumino",
-    HandEnd.RESIGN: "a player resigned",
-}
-
-
-def _describe_result(r: HandResult, names: Sequence[str]) -> str:
-    k = names[r.knocker] if r.knocker is not None else "?"
-    what = _ENDS.get(r.end, str(r.end)).format(k=k)
-    return f"{what}; {names[0]} +{r.points[0]}, {names[1]} +{r.points[1]}"
-
-
 # ------------------------------------------------------------------------ entry points
 
 

@@ -31,11 +31,12 @@ from . import events as ev
 from . import shuffle as sh
 from .audit import Report, fold_records, judge
 from .cards import Card
-from .engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
+from .engine import Action, Declaration, HandResult, HandState, Phase
 from .log import GUEST, HOST, Entry, FileCorrupt, Linear, Owed, SecretsFile, read_records
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, HandDealt, HandFold, Moved, Table
+from .words import count, result_words
 
 __all__ = [
     "VIEWS",
@@ -444,8 +445,8 @@ class Replay:
             return f"{who} discards {pretty(a.card)}"  # type: ignore[union-attr]
         if k == "show":
             lay = len(getattr(a, "layoffs", ()))
-            extra = f" and lays off {_count(lay, 'card')}" if lay else ""
-            return f"{who} shows {_count(len(a.melds), 'meld')}{extra}"  # type: ignore[union-attr]
+            extra = f" and lays off {count(lay, 'card')}" if lay else ""
+            return f"{who} shows {count(len(a.melds), 'meld')}{extra}"  # type: ignore[union-attr]
         verb = {"knock": "knocks", "gin": "goes gin", "big_gin": "goes big gin",
                 "wall_knock": "knocks at the wall", "declare_rumino": "declares rumino",
                 "resign": "resigns"}.get(k, k)  # fmt: skip
@@ -699,33 +700,3 @@ def phase_words(step: Step) -> str:
     if hs.phase is Phase.SHOW:
         return "showdown"
     return "play"
-
-
-def _count(n: int, what: str) -> str:
-    return f"{n} {what}" + ("" if n == 1 else "s")
-
-
-_END_WORDS = {
-    HandEnd.STOCK_VOID: "the stock ran out (no score)",
-    HandEnd.STOCK_COUNT: "the stock ran out and both counted",
-    HandEnd.WALL_PASS: "passed at the wall",
-    HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
-    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile (no score)",
-    HandEnd.RUMINO: "rumino",
-    HandEnd.RESIGN: "a player resigned",
-}
-
-
-def result_words(r: HandResult, names: Sequence[str]) -> str:
-    """A finished hand in a sentence: who ended it and who scored what."""
-    if r.knocker is not None and r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN,
-                                           HandEnd.UNDERCUT):  # fmt: skip
-        k = names[r.knocker]
-        verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"
-        line = f"{k} {verb}" + (f", undercut by {names[1 - r.knocker]}" if r.undercut else "")
-    else:
-        line = _END_WORDS.get(r.end, str(r.end))
-    if not r.scored:
-        return line + "; no score"
-    gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
-    return f"{line}; {', '.join(gains)}"

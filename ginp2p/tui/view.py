@@ -21,6 +21,7 @@ from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..session import describe_action
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
+from ..words import ending
 
 __all__ = [
     "Draft",
@@ -360,16 +361,7 @@ def _hand_line(number: int, r: HandResult, me: int, names: tuple[str, str]) -> s
     def who(p: int) -> str:
         return "you" if p == me else names[p]
 
-    line = f"hand {number}: "
-    if r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT) and \
-            r.knocker is not None:  # fmt: skip
-        k = who(r.knocker)
-        verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"
-        line += f"{k} {verb}"
-        if r.undercut:
-            line += f", undercut by {who(1 - r.knocker)}"
-    else:
-        line += _END_WORDS.get(r.end, str(r.end))
+    line = f"hand {number}: {ending(r, who)}"
     if r.scored:
         gainer = 0 if r.points[0] else 1
         gains = "score" if gainer == me else "scores"
@@ -379,17 +371,6 @@ def _hand_line(number: int, r: HandResult, me: int, names: tuple[str, str]) -> s
     else:
         line += "; no score"
     return line
-
-
-_END_WORDS = {
-    HandEnd.STOCK_VOID: "the stock ran out (no score)",
-    HandEnd.STOCK_COUNT: "the stock ran out and both counted",
-    HandEnd.WALL_PASS: "passed at the wall",
-    HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
-    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile (no score)",
-    HandEnd.RUMINO: "rumino",
-    HandEnd.RESIGN: "a player resigned",
-}
 
 
 def _match_line(winner: int | None, end: MatchEnd, me: int, names: tuple[str, str]) -> str:

@@ -1,0 +1,47 @@
+"""Sentences for people about finished hands, shared by the console, the replay, the
+export and the audit, so that each says a hand's end the same way."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from .engine import HandEnd, HandResult
+
+__all__ = ["END_WORDS", "count", "ending", "result_words"]
+
+#: Hands that end without a knock.
+END_WORDS = {
+    HandEnd.STOCK_VOID: "the stock ran out (no score)",
+    HandEnd.STOCK_COUNT: "the stock ran out and both counted",
+    HandEnd.WALL_PASS: "passed at the wall",
+    HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
+    HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile (no score)",
+    HandEnd.RUMINO: "rumino",
+    HandEnd.RESIGN: "a player resigned",
+}
+
+_KNOCKS = (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT)
+
+
+def count(n: int, what: str) -> str:
+    """``1 meld``, ``2 melds``."""
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def ending(r: HandResult, who: Callable[[int], str]) -> str:
+    """How the hand ended: "Ann knocked, undercut by Bob", "the stock ran out ...";
+    ``who`` names a player (a name, or "you")."""
+    if r.knocker is None or r.end not in _KNOCKS:
+        return END_WORDS.get(r.end, str(r.end))
+    verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"
+    undercut = f", undercut by {who(1 - r.knocker)}" if r.undercut else ""
+    return f"{who(r.knocker)} {verb}{undercut}"
+
+
+def result_words(r: HandResult, names: Sequence[str]) -> str:
+    """A finished hand in a sentence: who ended it and who scored what."""
+    line = ending(r, names.__getitem__)
+    if not r.scored:
+        return line + "; no score"
+    gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
+    return f"{line}; {', '.join(gains)}"
