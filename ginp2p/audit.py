@@ -205,8 +205,10 @@ class Report:
         if self.winner is not None:
             w = self.winner
             end = self.end or "?"
-            how = _FORFEIT[end].format(n[1 - w]) if end in _FORFEIT else end
-            return f"{n[w]} wins, {s[w]} to {s[1 - w]} ({how})"
+            if end in _FORFEIT:  # the scores do not decide it: say them plainly
+                how = _FORFEIT[end].format(n[1 - w])
+                return f"{n[w]} wins: {how}; scores {n[0]} {s[0]}, {n[1]} {s[1]}"
+            return f"{n[w]} wins, {s[w]} to {s[1 - w]} ({end})"
         return f"no winner in this log; {n[0]} {s[0]}, {n[1]} {s[1]}"
 
     def to_json(self) -> dict[str, Any]:
@@ -269,7 +271,7 @@ def _result_json(r: HandResult | None) -> dict[str, Any] | None:
 
 _FORFEIT = {
     "cheat": "{} forfeits for cheating",
-    "claim": "{} forfeits: a claim stands",
+    "claim": "{} forfeits (a claim stands)",
     "resign": "{} resigned",
 }
 # ------------------------------------------------------------------------ entry points
