@@ -22,6 +22,7 @@ import argparse
 import json
 import random
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -59,22 +60,14 @@ class Case:
 # ---------------------------------------------------------------- making files
 
 
-def file_bytes(records: Sequence[bytes], path: Path) -> bytes:
-    """The bytes of a game file holding ``records``, written the way a peer writes it."""
-    path.unlink(missing_ok=True)
-    with LogFile.open(path) as f:
-        for r in records:
-            f.append(r)
-    data = path.read_bytes()
-    path.unlink()
-    return data
-
-
-_SCRATCH = Path()
-
-
 def as_file(records: Sequence[bytes]) -> bytes:
-    return file_bytes(records, _SCRATCH)
+    """The bytes of a game file holding ``records``, written the way a peer writes it."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "game.ginlog"
+        with LogFile.open(path) as f:
+            for r in records:
+                f.append(r)
+        return path.read_bytes()
 
 
 def honest_file(link: FakeLink, role: str) -> tuple[bytes, int]:
@@ -385,8 +378,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"no such case: {', '.join(sorted(unknown))} (see --list)")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    global _SCRATCH
-    _SCRATCH = out / ".scratch.ginlog"
     index = out / "expected.json"
     expected: dict[str, Any] = json.loads(index.read_text()) if args.only and index.exists() \
         else {}  # fmt: skip
