@@ -169,10 +169,11 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
                 yield f"  {who[side]} is dealt {cards(h['deal'][side])}"
             if h["deal"]["upcard"]:
                 yield f"  upcard {name(h['deal']['upcard'])}"
-        for m in h["moves"]:
-            yield f"  {m['entry']:>4}  {m['text']}"
-        for x in h["rejected"]:
-            yield f"  {x['entry']:>4}  [{x['kind']} by {who[x['player']]}: {x['why']}]"
+        lines = [(m["entry"], m["text"]) for m in h["moves"]]
+        lines += [(x["entry"], f"[{x['kind']} by {who[x['player']]}: {x['why']}]")
+                  for x in h["rejected"]]  # fmt: skip
+        for entry, text in sorted(lines):
+            yield f"  {entry:>4}  {text}"
         r = h["result"]
         if r is not None:
             for side in NAMES:
