@@ -290,7 +290,8 @@ def audit(
         records, torn = read_records(path)
     except FileCorrupt as exc:
         damage = [f"the file cannot be read as a game log: {exc}"]
-        return _audit([], damage, lazy_proofs, executor)
+        # nothing in it was verified, so nobody can be said to owe anything
+        return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=())
     damage = []
     if torn is not None:
         if torn.reason in ("incomplete", "zero bytes", "torn header"):

@@ -13,16 +13,21 @@ restart rebuilds its protocol from those alone.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgpack
+import nacl.bindings as nb
 import nacl.signing
 
 from . import bot
 from . import events as ev
-from .engine import Action, HandState
+from . import shuffle as sh
+from .cards import Card
+from .engine import Action, Discard, Gin, HandState, Knock, PassUpcard, Phase
 from .log import GUEST, HOST, Entry, sign_entry
+from .melds import best_arrangement
 from .protocol import (
     Dropped,
     Output,
@@ -32,11 +37,20 @@ from .protocol import (
     SaveAnswer,
     SaveSeeds,
     Send,
+    Waiting,
 )
 from .rules import RuleSet
 from .table import Event, HandFold
 
-__all__ = ["FakeLink", "Faults", "RawMove", "Rewrite", "Side", "bot_player", "cheater", "make_pair"]
+__all__ = [
+    "FakeLink", "Faults", "Player", "RawMove", "Rewrite", "Side", "another_permutation",
+    "bad_sum_proof", "bot_player", "change_answers", "change_keys", "cheat_once", "cheater",
+    "dealt", "deck_in", "discard_not_held", "duplicate_card", "false_gin", "feed", "flip_bit",
+    "knock_over_the_limit", "linked", "make_pair", "phase_is", "proof_ctx", "redeck",
+    "retagged", "rewrap", "role_of", "scalar_int", "settle", "step_until", "substitute_card",
+    "swap_out", "tag_deck", "the_other_choice", "tweak_scalar", "two_moves", "waiting_since",
+    "wrong_key", "wrong_stock_key",
+]  # fmt: skip
 
 #: A player: from the protocol's view of the hand to a move (None: no move now).
 Player = Callable[[PeerProtocol, HandState], Action | None]
@@ -240,6 +254,83 @@ class FakeLink:
         return self.sides[0].events, self.sides[1].events
 
 
+def linked(
+    rules: RuleSet,
+    seed: int,
+    cls: type[PeerProtocol] = PeerProtocol,
+    players: tuple[Player | None, Player | None] = (bot_player, bot_player),
+    *,
+    claim_timeout: int = 60,
+    executor: Any = None,
+) -> FakeLink:
+    """A link between two peers of class ``cls``, not started: both get the class (a
+    :func:`cheater` deviates only in its role), and everything random comes from
+    ``random.Random(seed)``, so up to a cheat a run is entry for entry the honest one's."""
+    rng = random.Random(seed)
+    host, guest = make_pair(rules, rng, claim_timeout=claim_timeout, executor=executor,
+                            host_cls=cls, guest_cls=cls)  # fmt: skip
+    return FakeLink(host, guest, rng, players=players)
+
+
+def settle(link: FakeLink, limit: int = 20_000) -> None:
+    """Step the link until nothing more happens."""
+    for _ in range(limit):
+        if not link.step():
+            return
+    raise AssertionError("the link never settles")
+
+
+def step_until(link: FakeLink, done: Callable[[], bool], limit: int = 20_000) -> None:
+    """Step the link until ``done()``; it must not settle first."""
+    for _ in range(limit):
+        if done():
+            return
+        if not link.step():
+            raise AssertionError("the link settled first")
+    raise AssertionError("never happened")
+
+
+def role_of(link: FakeLink, role: str) -> int:
+    """Who played ``role`` in hand 1: "first" (the first shuffler) or "second" (the dealer)."""
+    h = link.sides[HOST].proto.table.hands[0]
+    return h.first if role == "first" else h.dealer
+
+
+def dealt(link: FakeLink) -> bool:
+    """Both peers have their cards of the hand in play."""
+    return all(all(h.dealt) for s in link.sides if (h := s.proto.table.hand) is not None)
+
+
+def feed(side: Side, author: int) -> list[Entry]:
+    """``author``'s entries as ``side`` holds them, by seq."""
+    return side.proto.log.since(author, 0)
+
+
+def waiting_since(side: Side) -> float:
+    """Since when ``side`` has been waiting on the other (its last Waiting event)."""
+    waits = [e for e in side.events if isinstance(e, Waiting)]
+    if not waits:
+        raise AssertionError("the side waits on nothing")
+    return waits[-1].since
+
+
+def cheat_once(when: Callable[[HandState], bool],
+               move: Callable[[PeerProtocol, HandState], Any]) -> Player:  # fmt: skip
+    """A player: the first shuffler (the first to move) plays ``move`` once, at its first
+    turn of hand 1 where ``when`` holds; otherwise the bot's move."""
+    done: list[bool] = []
+
+    def player(proto: PeerProtocol, view: HandState) -> Any:
+        h = proto.table.hand
+        assert h is not None
+        if not done and h.number == 1 and proto.me == h.first and when(view):
+            done.append(True)
+            return move(proto, view)
+        return bot.choose(view, proto.me)
+
+    return player
+
+
 #: A rewrite of one entry body before it is signed: (peer, hand, body) -> body.
 Rewrite = Callable[[PeerProtocol, HandFold, Any], Any]
 #: A deviating "move": appends whatever it likes and returns the outputs.
@@ -299,3 +390,195 @@ def cheater(
                                                          self._reveal(full, h, action)))
 
     return Cheater
+
+
+# ---------------------------------------------------------------- the recipes of DESIGN §8
+# Rewrites for :func:`cheater` and moves for :func:`cheat_once`: the threat tests and
+# the audit's corpus inject each threat the same way.
+
+_L = 2**252 + 27742317777372353535851937790883648493  # the order of the ed25519 subgroup
+
+
+def scalar_int(v: int) -> bytes:
+    """The canonical scalar encoding of ``v`` (mod L)."""
+    return (v % _L).to_bytes(32, "little")
+
+
+def retagged(d: list[bytes], s: int, u: int, v: int, m: bytes) -> list[bytes]:
+    """d with d[u] = m·d[s] and d[v] balancing it, so the sum (and the sum proof) holds."""
+    out = list(d)
+    out[u] = nb.crypto_scalarmult_ed25519_noclamp(m, d[s])
+    out[v] = nb.crypto_core_ed25519_sub(nb.crypto_core_ed25519_add(d[u], d[v]), out[u])
+    return out
+
+
+def proof_ctx(p: PeerProtocol, h: HandFold, game: bytes | None = None, hand: int | None = None,
+              author: int | None = None) -> sh.Ctx:  # fmt: skip
+    """What ``p``'s shuffle proofs of hand ``h`` are bound to (or another game, hand, author)."""
+    t = p.table
+    assert t.game is not None
+    return sh.Ctx(game or t.game, h.number if hand is None else hand,
+                  p.me if author is None else author)  # fmt: skip
+
+
+def deck_in(p: PeerProtocol, h: HandFold) -> list[bytes]:
+    """The deck ``p`` shuffles: the card points (first) or the first's output (second)."""
+    return h.deck(0 if p.me == h.first else 1)
+
+
+def redeck(change: Callable[[list[bytes], PeerProtocol, HandFold], list[bytes]],
+           reprove: bool = True) -> Rewrite:  # fmt: skip
+    """A shuffle entry whose deck is changed; with ``reprove`` a fresh, valid sum proof for
+    the changed deck (the tag attack's trick), C left as the seeds make it."""
+
+    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+        d_out = change(list(body.points), p, h)
+        proof = body.sum_proof
+        if reprove:
+            proof = b"".join(sh._prove_sum(p._seeds[h.number], proof_ctx(p, h), deck_in(p, h),
+                                           d_out))  # fmt: skip
+        return body._replace(points=tuple(d_out), sum_proof=proof)
+
+    return rewrite
+
+
+def tag_deck(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
+    """Position 40 = 7·(the card at 5), 41 balancing it (shuffle-research §9)."""
+    return retagged(d, 5, 40, 41, scalar_int(7))
+
+
+def duplicate_card(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
+    d[15] = d[3]
+    return d
+
+
+def substitute_card(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
+    """x·(a card of a second deck), in place of a card of this one."""
+    d[9] = nb.crypto_scalarmult_ed25519_noclamp(p._seeds[h.number].x, sh.card_points(104)[60])
+    return d
+
+
+def bad_sum_proof(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    e, z = body.sum_proof[:32], body.sum_proof[32:]
+    return body._replace(sum_proof=e + nb.crypto_core_ed25519_scalar_add(z, scalar_int(1)))
+
+
+def change_answers(change: Callable[[list[Any], PeerProtocol, HandFold], list[Any]]) -> Rewrite:
+    """Cut-and-choose answers, rows changed by ``change``."""
+
+    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+        return body._replace(answers=tuple(change(list(body.answers), p, h)))
+
+    return rewrite
+
+
+def tweak_scalar(rows: list[Any], p: PeerProtocol, h: HandFold) -> list[Any]:
+    rows[4] = rows[4]._replace(scalar=nb.crypto_core_ed25519_scalar_add(rows[4].scalar,
+                                                                        scalar_int(1)))
+    return rows
+
+
+def swap_out(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    """A lock whose output positions 3 and 12 are swapped (linked positions)."""
+    points = list(body.points)
+    points[3], points[12] = points[12], points[3]
+    return body._replace(points=tuple(points))
+
+
+def change_keys(field: str, change: Callable[[Sequence[Any], PeerProtocol, HandFold], Any]
+                ) -> Rewrite:  # fmt: skip
+    """The keys in the body's ``field``, changed by ``change``."""
+
+    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+        return body._replace(**{field: change(getattr(body, field), p, h)})
+
+    return rewrite
+
+
+def wrong_key(items: Sequence[Any], p: PeerProtocol, h: HandFold) -> tuple[Any, ...]:
+    """The key for another position in place of the first one."""
+    first = items[0]
+    return (first._replace(key=p._seeds[h.number].card_key(first.pos + 30)), *items[1:])
+
+
+def wrong_stock_key(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    """The answer to a stock draw with the key of the position after the top."""
+    return body._replace(key=p._seeds[h.number].card_key(body.pos + 1))
+
+
+def another_permutation(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    """A true shuffle with the committed x but another π than perm_seed gives, answered
+    consistently: every proof holds; only the opened seeds show it."""
+    fake = sh.HandSecrets(bytes(32), p._seeds[h.number].key_seed)
+    if hasattr(body, "sum_proof"):
+        msg = sh.shuffle_step(fake, proof_ctx(p, h), deck_in(p, h), p.table.k, p.executor)
+        return body._replace(points=tuple(msg.d_out), sum_proof=b"".join(msg.sum_proof),
+                             deck_hash=msg.deck_hash)  # fmt: skip
+    ans = sh.answer_challenge(fake, h.n, [r.bit for r in body.answers], p.table.k)
+    return body._replace(answers=tuple(
+        r._replace(scalar=scalar, perm=bytes(perm))
+        for r, scalar, perm in zip(body.answers, ans.scalars, ans.perms, strict=True)))
+
+
+def phase_is(*phases: Phase) -> Callable[[HandState], bool]:
+    """A ``when`` for :func:`cheat_once`: the hand is in one of ``phases``."""
+    return lambda view: view.phase in phases
+
+
+def discard_not_held(p: PeerProtocol, view: HandState) -> RawMove:
+    """A discard of the first card of the deck that is not in the hand."""
+    held = set(view.known_cards(p.me))
+    card = next(Card.from_index(i) for i in range(52) if Card.from_index(i) not in held)
+    h = p.table.hand
+    assert h is not None
+    return lambda proto: proto._append_and_fold("discard", ev.make("discard", h.number,
+                                                                   card.index, ()))  # fmt: skip
+
+
+def false_gin(p: PeerProtocol, view: HandState) -> Any:
+    """Gin, going out with the bot's discard, with the best melds and deadwood left over."""
+    move = bot.choose(view, p.me)
+    assert isinstance(move, Discard)
+    rest = [c for c in view.known_cards(p.me) if c != move.card]
+    melds, deadwood = best_arrangement(rest, view.rules)
+    assert deadwood  # not a gin
+    return Gin(move.card, tuple(melds))
+
+
+def knock_over_the_limit(p: PeerProtocol, view: HandState) -> Any:
+    """A knock with the bot's discard and no melds at all."""
+    move = bot.choose(view, p.me)
+    assert isinstance(move, Discard)
+    return Knock(move.card, ())
+
+
+def two_moves(p: PeerProtocol, view: HandState) -> RawMove:
+    """Pass the upcard, and at once take it back as if it were our turn again."""
+    h = p.table.hand
+    assert h is not None
+
+    def move(proto: PeerProtocol) -> list[Output]:
+        out = proto._append_and_fold(*ev.action_body(PassUpcard(), h.number))
+        return out + proto._append_and_fold("take_upcard", ev.make("take_upcard", h.number, ()))
+
+    return move
+
+
+def the_other_choice(p: PeerProtocol, h: HandFold, kind: str, body: Any) -> tuple[str, Any]:
+    """A ``twin`` for :func:`cheater`: take the upcard as well as pass it, or the reverse."""
+    other = "take_upcard" if kind == "pass_upcard" else "pass_upcard"
+    return other, ev.make(other, h.number, ())
+
+
+def rewrap(wire: bytes) -> bytes:
+    """The same signed entry in another (non-canonical) wrapper: str types, array16."""
+    packed, sig = ev.decode_wire(wire)
+    return b"\xdc\x00\x02" + msgpack.packb(packed, use_bin_type=False) + msgpack.packb(
+        sig, use_bin_type=False)  # fmt: skip
+
+
+def flip_bit(data: bytes, at: int) -> bytes:
+    """``data`` with the low bit of byte ``at`` flipped: damage, as a disk or an editor does."""
+    out = bytearray(data)
+    out[at] ^= 0x01
+    return bytes(out)

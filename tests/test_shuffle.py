@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from ginp2p import shuffle
 from ginp2p.cards import deck
+from ginp2p.fakelink import retagged, scalar_int
 from ginp2p.shuffle import (
     Answers,
     Ctx,
@@ -52,10 +53,6 @@ def entry_id(msg: ShuffleMsg) -> bytes:
 def plus_l(s: bytes) -> bytes:
     """The non-canonical encoding of the same scalar: s + L."""
     return (int.from_bytes(s, "little") + L).to_bytes(32, "little")
-
-
-def scalar_int(v: int) -> bytes:
-    return (v % L).to_bytes(32, "little")
 
 
 def reasons(fn: Callable[[], object]) -> str:
@@ -301,14 +298,6 @@ def test_privacy_after_the_deal_first_player_finds_only_its_cards() -> None:
 
 
 # ---------------------------------------------------------------- threats
-
-
-def retagged(d: list[bytes], s: int, u: int, v: int, m: bytes) -> list[bytes]:
-    """d with d[u] = m·d[s] and d[v] balancing it, so the sum (and the sum proof) holds."""
-    out = list(d)
-    out[u] = nb.crypto_scalarmult_ed25519_noclamp(m, d[s])
-    out[v] = nb.crypto_core_ed25519_sub(nb.crypto_core_ed25519_add(d[u], d[v]), out[u])
-    return out
 
 
 def cheat_msg(s: Setup, author: int, d_in: list[bytes], d_out: list[bytes]) -> ShuffleMsg:

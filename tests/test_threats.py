@@ -6,6 +6,8 @@ entry at the same seq; or a player whose "move" appends raw entries. Both peers 
 pair get the same class and only the one in the chosen role (first shuffler or dealer,
 in hand 1) deviates, so every run up to the cheat is the honest baseline's, entry for
 entry (everything random comes from one seeded ``random.Random``).
+The recipes of the threats live in :mod:`ginp2p.fakelink`: the audit's cheating corpus
+(scripts/make_corpus.py) injects them the same way.
 
 For every cheat we check, on the HONEST peer's table: the first cheat names the cheater,
 the rule and the very entry; the honest peer disputed that entry as soon as it arrived
@@ -23,34 +25,66 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-import msgpack
-import nacl.bindings as nb
 import nacl.signing
 import pytest
 
 from ginp2p import audit, bot
 from ginp2p import events as ev
 from ginp2p import shuffle as sh
-from ginp2p.cards import Card
-from ginp2p.engine import Discard, Gin, HandState, Knock, PassUpcard, Phase
-from ginp2p.fakelink import FakeLink, RawMove, Rewrite, Side, bot_player, cheater, make_pair
+from ginp2p.engine import Discard, HandState, Phase
+from ginp2p.fakelink import (
+    FakeLink,
+    Rewrite,
+    another_permutation,
+    bad_sum_proof,
+    bot_player,
+    change_answers,
+    change_keys,
+    cheat_once,
+    cheater,
+    dealt,
+    deck_in,
+    discard_not_held,
+    duplicate_card,
+    false_gin,
+    feed,
+    flip_bit,
+    knock_over_the_limit,
+    linked,
+    make_pair,
+    phase_is,
+    proof_ctx,
+    redeck,
+    retagged,
+    rewrap,
+    role_of,
+    scalar_int,
+    settle,
+    step_until,
+    substitute_card,
+    swap_out,
+    tag_deck,
+    the_other_choice,
+    tweak_scalar,
+    two_moves,
+    waiting_since,
+    wrong_key,
+    wrong_stock_key,
+)
 from ginp2p.log import GUEST, HOST, Entry, Log, Outcome, Verdict, sign_entry
 from ginp2p.match import MatchEnd
-from ginp2p.melds import best_arrangement
 from ginp2p.protocol import (
     Dropped,
-    Output,
     PeerProtocol,
     Refolded,
     Refused,
     Save,
     Send,
-    Waiting,
 )
 from ginp2p.rules import RuleSet, get_preset
 from ginp2p.table import Cheat, CheatDetected, HandFold, Table
 
-from .test_shuffle import plus_l, retagged, scalar_int
+from .test_shuffle import plus_l
 
 POOL = ThreadPoolExecutor(2)
 RULES = get_preset("classic").with_(game_target=10)
@@ -61,33 +95,11 @@ SEED = 1
 OTHER_SEED = 7
 TIMEOUT = 30
 
-Player = Callable[[PeerProtocol, HandState], Any]
-
-
-def cheat_once(when: Callable[[HandState], bool], move: Callable[[PeerProtocol, HandState], Any]
-               ) -> Player:  # fmt: skip
-    """The first shuffler (the first to move) plays ``move`` once, at its first turn where
-    ``when`` holds; otherwise both play the bot's move."""
-    done: list[bool] = []
-
-    def player(proto: PeerProtocol, view: HandState) -> Any:
-        h = proto.table.hand
-        assert h is not None
-        if not done and h.number == 1 and proto.me == h.first and when(view):
-            done.append(True)
-            return move(proto, view)
-        return bot.choose(view, proto.me)
-
-    return player
-
 
 def pair(cls: type[PeerProtocol] = PeerProtocol, seed: int = SEED,
          players: tuple[Any, Any] = (bot_player, bot_player), rules: RuleSet = RULES
          ) -> FakeLink:  # fmt: skip
-    rng = random.Random(seed)
-    host, guest = make_pair(rules, rng, claim_timeout=TIMEOUT, executor=POOL, host_cls=cls,
-                            guest_cls=cls)  # fmt: skip
-    return FakeLink(host, guest, rng, players=players)
+    return linked(rules, seed, cls, players, claim_timeout=TIMEOUT, executor=POOL)
 
 
 def play(cls: type[PeerProtocol] = PeerProtocol, seed: int = SEED,
@@ -96,31 +108,6 @@ def play(cls: type[PeerProtocol] = PeerProtocol, seed: int = SEED,
     link = pair(cls, seed, players, rules)
     link.run()
     return link
-
-
-def settle(link: FakeLink) -> None:
-    """Step the link until nothing more happens."""
-    for _ in range(20_000):
-        if not link.step():
-            return
-    raise AssertionError("the link never settles")
-
-
-def step_until(link: FakeLink, done: Callable[[], bool]) -> None:
-    for _ in range(20_000):
-        if done():
-            return
-        assert link.step(), "the link settled first"
-    raise AssertionError("never happened")
-
-
-def role_of(link: FakeLink, role: str) -> int:
-    h = link.sides[HOST].proto.table.hands[0]
-    return h.first if role == "first" else h.dealer
-
-
-def feed(side: Side, author: int) -> list[Entry]:
-    return side.proto.log.since(author, 0)
 
 
 def kind_of(wire: bytes) -> str:
@@ -232,63 +219,16 @@ def honest_seq(baseline: FakeLink, author: int, kind: str) -> int:
 # ---------------------------------------------------------------- the shuffle: decks
 
 
-def _ctx(p: PeerProtocol, h: HandFold, game: bytes | None = None, hand: int | None = None,
-         author: int | None = None) -> sh.Ctx:  # fmt: skip
-    t = p.table
-    assert t.game is not None
-    return sh.Ctx(game or t.game, h.number if hand is None else hand,
-                  p.me if author is None else author)  # fmt: skip
-
-
-def _d_in(p: PeerProtocol, h: HandFold) -> list[bytes]:
-    return h.deck(0 if p.me == h.first else 1)
-
-
-def redeck(change: Callable[[list[bytes], PeerProtocol, HandFold], list[bytes]],
-           reprove: bool = True) -> Rewrite:  # fmt: skip
-    """A shuffle entry whose deck is changed; with ``reprove`` a fresh, valid sum proof for
-    the changed deck (the tag attack's trick), C left as the seeds make it."""
-
-    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-        d_out = change(list(body.points), p, h)
-        proof = body.sum_proof
-        if reprove:
-            proof = b"".join(sh._prove_sum(p._seeds[h.number], _ctx(p, h), _d_in(p, h), d_out))
-        return body._replace(points=tuple(d_out), sum_proof=proof)
-
-    return rewrite
-
-
-def _tag(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
-    return retagged(d, 5, 40, 41, scalar_int(7))  # shuffle-research §9
-
-
 def _disguised_duplicate(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
     return retagged(d, 3, 15, 16, scalar_int(11))  # position 15 = m·(the card at 3)
-
-
-def _duplicate(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
-    d[15] = d[3]
-    return d
-
-
-def _substitute(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
-    # x·(a card of a second deck), in place of a card of this one
-    d[9] = nb.crypto_scalarmult_ed25519_noclamp(p._seeds[h.number].x, sh.card_points(104)[60])
-    return d
-
-
-def _bad_sum_proof(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-    e, z = body.sum_proof[:32], body.sum_proof[32:]
-    return body._replace(sum_proof=e + nb.crypto_core_ed25519_scalar_add(z, scalar_int(1)))
 
 
 def _proof_for(**where: Any) -> Rewrite:
     """The right deck, with its proofs made for another game, hand or author ("other")."""
 
     def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-        ctx = _ctx(p, h, **{**where, **({"author": 1 - p.me} if "author" in where else {})})
-        msg = sh.shuffle_step(p._seeds[h.number], ctx, _d_in(p, h), p.table.k, POOL)
+        ctx = proof_ctx(p, h, **{**where, **({"author": 1 - p.me} if "author" in where else {})})
+        msg = sh.shuffle_step(p._seeds[h.number], ctx, deck_in(p, h), p.table.k, POOL)
         assert list(msg.d_out) == list(body.points)
         return body._replace(sum_proof=b"".join(msg.sum_proof), deck_hash=msg.deck_hash)
 
@@ -298,7 +238,7 @@ def _proof_for(**where: Any) -> Rewrite:
 @pytest.mark.parametrize("seed", [SEED, OTHER_SEED])
 def test_tag_attack_by_the_first_shuffler_fails_its_answers(baseline: FakeLink, seed: int
                                                             ) -> None:  # fmt: skip
-    link = play(cheater("shuffle", redeck(_tag)), seed)
+    link = play(cheater("shuffle", redeck(tag_deck)), seed)
     a = role_of(link, "first")
     assert a == (HOST if seed == SEED else GUEST)  # the host cheats once, the guest once
     c = assert_caught(link, a, "bad-shuffle-proof", "answers")
@@ -325,9 +265,9 @@ def test_disguised_duplicate_by_the_second_shuffler_fails_its_answers(baseline: 
 
 
 @pytest.mark.parametrize(("role", "rewrite", "rule"), [
-    ("second", redeck(_duplicate, reprove=False), "duplicate-point"),
-    ("first", redeck(_substitute), "bad-sum-proof"),
-    ("first", _bad_sum_proof, "bad-sum-proof"),
+    ("second", redeck(duplicate_card, reprove=False), "duplicate-point"),
+    ("first", redeck(substitute_card), "bad-sum-proof"),
+    ("first", bad_sum_proof, "bad-sum-proof"),
     ("second", _proof_for(game=bytes(32)), "bad-sum-proof"),
     ("first", _proof_for(hand=2), "bad-sum-proof"),
     ("second", _proof_for(author="other"), "bad-sum-proof"),
@@ -346,19 +286,6 @@ def test_bad_decks_are_caught_on_receipt_of_the_shuffle(
 
 
 # ---------------------------------------------------------------- answers, locks, keys
-
-
-def _answers(change: Callable[[list[Any], PeerProtocol, HandFold], list[Any]]) -> Rewrite:
-    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-        return body._replace(answers=tuple(change(list(body.answers), p, h)))
-
-    return rewrite
-
-
-def _tweak_scalar(rows: list[Any], p: PeerProtocol, h: HandFold) -> list[Any]:
-    rows[4] = rows[4]._replace(scalar=nb.crypto_core_ed25519_scalar_add(rows[4].scalar,
-                                                                        scalar_int(1)))
-    return rows
 
 
 def _scalar_plus_l(rows: list[Any], p: PeerProtocol, h: HandFold) -> list[Any]:
@@ -381,14 +308,14 @@ def _other_half_same_bit(rows: list[Any], p: PeerProtocol, h: HandFold) -> list[
 
 
 @pytest.mark.parametrize(("role", "change", "rule"), [
-    ("first", _tweak_scalar, "bad-shuffle-proof"),
+    ("first", tweak_scalar, "bad-shuffle-proof"),
     ("second", _other_half_same_bit, "bad-shuffle-proof"),
     ("second", _other_half, "bad-answers"),
     ("first", _scalar_plus_l, "bad-scalar"),
 ], ids=["tweaked-scalar", "other-half", "bits-not-the-challenge", "non-canonical-scalar"])
 def test_bad_answers_are_caught_on_receipt(baseline: FakeLink, role: str,
                                            change: Any, rule: str) -> None:  # fmt: skip
-    link = play(cheater("answers", _answers(change), role=role))
+    link = play(cheater("answers", change_answers(change), role=role))
     x = role_of(link, role)
     c = assert_caught(link, x, rule, "answers")
     assert c.seq == honest_seq(baseline, x, "answers")
@@ -400,7 +327,7 @@ def _relock(change: Callable[[list[bytes]], list[bytes]]) -> Rewrite:
 
     def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
         d_in = h.deck(2 if p.me == h.first else 3)
-        msg = sh.lock_step(p._seeds[h.number], _ctx(p, h), change(list(d_in)), POOL)
+        msg = sh.lock_step(p._seeds[h.number], proof_ctx(p, h), change(list(d_in)), POOL)
         return body._replace(points=tuple(msg.d_out), pubkeys=tuple(msg.keys),
                              proof=b"".join(msg.proof))  # fmt: skip
 
@@ -412,12 +339,6 @@ def _reroute(d: list[bytes]) -> list[bytes]:
     return d
 
 
-def _swap_out(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-    points = list(body.points)
-    points[3], points[12] = points[12], points[3]
-    return body._replace(points=tuple(points))
-
-
 def _lock_scalar_plus_l(p: PeerProtocol, h: HandFold, body: Any) -> Any:
     proof = body.proof
     return body._replace(proof=proof[:64] + plus_l(proof[64:96]) + proof[96:])
@@ -425,7 +346,7 @@ def _lock_scalar_plus_l(p: PeerProtocol, h: HandFold, body: Any) -> Any:
 
 @pytest.mark.parametrize(("role", "rewrite", "rule"), [
     ("first", _relock(_reroute), "bad-lock-proof"),
-    ("second", _swap_out, "bad-lock-proof"),
+    ("second", swap_out, "bad-lock-proof"),
     ("second", _lock_scalar_plus_l, "bad-scalar"),
 ], ids=["rerouted", "swapped", "non-canonical-scalar"])
 def test_linked_positions_in_a_lock_are_caught_on_receipt(
@@ -441,35 +362,17 @@ def test_linked_positions_in_a_lock_are_caught_on_receipt(
                 (e.kind == "lock" and e.body.deal_keys)]  # fmt: skip
 
 
-def _wrong_key(items: Sequence[Any], p: PeerProtocol, h: HandFold) -> tuple[Any, ...]:
-    """The key for another position in place of the first one."""
-    first = items[0]
-    return (first._replace(key=p._seeds[h.number].card_key(first.pos + 30)), *items[1:])
-
-
 def _key_plus_l(items: Sequence[Any], p: PeerProtocol, h: HandFold) -> tuple[Any, ...]:
     first = items[0]
     return (first._replace(key=plus_l(first.key)), *items[1:])
 
 
-def _keys(field: str, change: Callable[[Sequence[Any], PeerProtocol, HandFold], Any]
-          ) -> Rewrite:  # fmt: skip
-    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-        return body._replace(**{field: change(getattr(body, field), p, h)})
-
-    return rewrite
-
-
-def _stock_key_wrong(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-    return body._replace(key=p._seeds[h.number].card_key(body.pos + 1))
-
-
 @pytest.mark.parametrize(("kind", "role", "rewrite", "rule"), [
-    ("keys", "first", _keys("keys", _wrong_key), "bad-key"),
-    ("keys", "first", _keys("keys", _key_plus_l), "bad-scalar"),
-    ("lock", "second", _keys("deal_keys", _wrong_key), "bad-key"),
-    ("stock_key", "first", _stock_key_wrong, "bad-key"),
-    ("discard", "second", _keys("keys", _key_plus_l), "bad-scalar"),
+    ("keys", "first", change_keys("keys", wrong_key), "bad-key"),
+    ("keys", "first", change_keys("keys", _key_plus_l), "bad-scalar"),
+    ("lock", "second", change_keys("deal_keys", wrong_key), "bad-key"),
+    ("stock_key", "first", wrong_stock_key, "bad-key"),
+    ("discard", "second", change_keys("keys", _key_plus_l), "bad-scalar"),
 ], ids=["deal-key", "deal-key-plus-l", "lock-deal-key", "stock-key", "discard-key-plus-l"])
 def test_wrong_or_non_canonical_keys_are_caught_on_receipt(
     baseline: FakeLink, kind: str, role: str, rewrite: Rewrite, rule: str
@@ -480,23 +383,9 @@ def test_wrong_or_non_canonical_keys_are_caught_on_receipt(
     assert c.seq == honest_seq(baseline, x, kind)
 
 
-def _another_permutation(p: PeerProtocol, h: HandFold, body: Any) -> Any:
-    """A true shuffle with the committed x but another π than perm_seed gives, answered
-    consistently: every proof holds; only the opened seeds show it."""
-    fake = sh.HandSecrets(bytes(32), p._seeds[h.number].key_seed)
-    if hasattr(body, "sum_proof"):
-        msg = sh.shuffle_step(fake, _ctx(p, h), _d_in(p, h), p.table.k, POOL)
-        return body._replace(points=tuple(msg.d_out), sum_proof=b"".join(msg.sum_proof),
-                             deck_hash=msg.deck_hash)  # fmt: skip
-    ans = sh.answer_challenge(fake, h.n, [r.bit for r in body.answers], p.table.k)
-    return body._replace(answers=tuple(
-        r._replace(scalar=scalar, perm=bytes(perm))
-        for r, scalar, perm in zip(body.answers, ans.scalars, ans.perms, strict=True)))
-
-
 def test_what_slips_through_is_caught_by_the_recompute_at_the_openings() -> None:
     # game target 1: the hand ends the match before the openings show the cheat
-    link = play(cheater("shuffle answers", _another_permutation),
+    link = play(cheater("shuffle answers", another_permutation),
                 rules=RULES.with_(game_target=1))  # fmt: skip
     a = role_of(link, "first")
     honest = link.sides[1 - a]
@@ -519,56 +408,16 @@ def test_what_slips_through_is_caught_by_the_recompute_at_the_openings() -> None
 # ---------------------------------------------------------------- play
 
 
-def _phase(*phases: Phase) -> Callable[[HandState], bool]:
-    return lambda view: view.phase in phases
-
-
 def _discard_in_draw_phase(p: PeerProtocol, view: HandState) -> Any:
     return Discard(view.known_cards(p.me)[0])
 
 
-def _not_held(p: PeerProtocol, view: HandState) -> RawMove:
-    held = set(view.known_cards(p.me))
-    card = next(Card.from_index(i) for i in range(52) if Card.from_index(i) not in held)
-    h = p.table.hand
-    assert h is not None
-    return lambda proto: proto._append_and_fold("discard", ev.make("discard", h.number,
-                                                                   card.index, ()))  # fmt: skip
-
-
-def _false_gin(p: PeerProtocol, view: HandState) -> Any:
-    move = bot.choose(view, p.me)
-    assert isinstance(move, Discard)
-    rest = [c for c in view.known_cards(p.me) if c != move.card]
-    melds, deadwood = best_arrangement(rest, RULES)
-    assert deadwood  # not a gin
-    return Gin(move.card, tuple(melds))
-
-
-def _knock_over_the_limit(p: PeerProtocol, view: HandState) -> Any:
-    move = bot.choose(view, p.me)
-    assert isinstance(move, Discard)
-    return Knock(move.card, ())
-
-
-def _two_moves(p: PeerProtocol, view: HandState) -> RawMove:
-    """Pass the upcard, and at once take it back as if it were our turn again."""
-    h = p.table.hand
-    assert h is not None
-
-    def move(proto: PeerProtocol) -> list[Output]:
-        out = proto._append_and_fold(*ev.action_body(PassUpcard(), h.number))
-        return out + proto._append_and_fold("take_upcard", ev.make("take_upcard", h.number, ()))
-
-    return move
-
-
 @pytest.mark.parametrize(("when", "move", "kind", "rule"), [
-    (_phase(Phase.FIRST_UPCARD), _discard_in_draw_phase, "discard", "illegal-move:wrong_phase"),
-    (_phase(Phase.DISCARD), _not_held, "discard", "illegal-move:card_not_in_hand"),
-    (_phase(Phase.DISCARD), _false_gin, "gin", "illegal-move:false_gin"),
-    (_phase(Phase.DISCARD), _knock_over_the_limit, "knock", "illegal-move:knock_over_limit"),
-    (_phase(Phase.FIRST_UPCARD), _two_moves, "take_upcard", "out-of-turn"),
+    (phase_is(Phase.FIRST_UPCARD), _discard_in_draw_phase, "discard", "illegal-move:wrong_phase"),
+    (phase_is(Phase.DISCARD), discard_not_held, "discard", "illegal-move:card_not_in_hand"),
+    (phase_is(Phase.DISCARD), false_gin, "gin", "illegal-move:false_gin"),
+    (phase_is(Phase.DISCARD), knock_over_the_limit, "knock", "illegal-move:knock_over_limit"),
+    (phase_is(Phase.FIRST_UPCARD), two_moves, "take_upcard", "out-of-turn"),
 ], ids=["wrong-phase", "card-not-held", "false-gin", "knock-over-limit", "out-of-turn"])
 def test_illegal_moves_are_caught_on_receipt_by_the_engine(when: Any, move: Any, kind: str,
                                                            rule: str) -> None:  # fmt: skip
@@ -582,13 +431,8 @@ def test_illegal_moves_are_caught_on_receipt_by_the_engine(when: Any, move: Any,
 # ---------------------------------------------------------------- equivocation
 
 
-def _the_other_choice(p: PeerProtocol, h: HandFold, kind: str, body: Any) -> tuple[str, Any]:
-    other = "take_upcard" if kind == "pass_upcard" else "pass_upcard"
-    return other, ev.make(other, h.number, ())
-
-
 def test_equivocation_is_caught_on_receipt_of_the_second_entry() -> None:
-    link = play(cheater("pass_upcard take_upcard", twin=_the_other_choice))
+    link = play(cheater("pass_upcard take_upcard", twin=the_other_choice))
     a = role_of(link, "first")
     honest = link.sides[1 - a]
     c = honest.proto.table.cheat
@@ -613,12 +457,6 @@ def test_equivocation_is_caught_on_receipt_of_the_second_entry() -> None:
 
 
 # ---------------------------------------------------------------- stalling and claims
-
-
-def waiting_since(side: Side) -> float:
-    waits = [e for e in side.events if isinstance(e, Waiting)]
-    assert waits
-    return waits[-1].since
 
 
 def claim_after_timeout(link: FakeLink, claimant: int, kinds: set[str]) -> Entry:
@@ -826,17 +664,13 @@ def test_an_entry_spliced_from_another_game_is_dropped(baseline: FakeLink) -> No
 # ---------------------------------------------------------------- false disputes
 
 
-def _dealt(link: FakeLink) -> bool:
-    return all(all(h.dealt) for s in link.sides if (h := s.proto.table.hand) is not None)
-
-
 @pytest.mark.parametrize("named", ["honest-lock", "made-up", "forged-twin"])
 def test_a_false_dispute_forfeits_the_disputer(named: str) -> None:
     """A dispute of an entry that checks out, of an entry that does not exist, or of an
     equivocation whose "twin" the accused never signed (here, signed by the disputer)."""
     link = pair()
     link.start()
-    step_until(link, lambda: _dealt(link) and not any(link.flight))
+    step_until(link, lambda: dealt(link) and not any(link.flight))
     x = GUEST  # the false disputer
     honest = link.sides[1 - x]
     lock = next(e for e in feed(honest, 1 - x) if e.kind == "lock")
@@ -959,22 +793,15 @@ def test_concurrent_entries_give_the_same_table_in_either_order(baseline: FakeLi
     assert summary(host.proto.table)[:6] == want[:6] == summary(guest.proto.table)[:6]
 
 
-def _rewrap(wire: bytes) -> bytes:
-    """The same signed entry in another (non-canonical) wrapper: str types, array16."""
-    packed, sig = ev.decode_wire(wire)
-    return b"\xdc\x00\x02" + msgpack.packb(packed, use_bin_type=False) + msgpack.packb(
-        sig, use_bin_type=False)  # fmt: skip
-
-
 def test_a_rewrapped_or_replayed_entry_is_a_duplicate_not_equivocation(baseline: FakeLink
                                                                        ) -> None:  # fmt: skip
     link = pair()
     link.start()
-    step_until(link, lambda: _dealt(link))
+    step_until(link, lambda: dealt(link))
     host, guest = link.sides
     copies = [w for w in guest.saved if Entry.from_wire(w).author == GUEST]
     for wire in copies:
-        rewrapped = _rewrap(wire)
+        rewrapped = rewrap(wire)
         assert rewrapped != wire and Entry.from_wire(rewrapped) == Entry.from_wire(wire)
         assert host.proto.log.add(rewrapped).outcome is Outcome.DUPLICATE
         link.inject(HOST, rewrapped)
@@ -985,18 +812,12 @@ def test_a_rewrapped_or_replayed_entry_is_a_duplicate_not_equivocation(baseline:
         assert side.proto.table.cheat is None and side.proto.table.finished
     assert host.proto.log == baseline.sides[HOST].proto.log
     # a file holding the copies too reads the same
-    third = fold([*host.saved, *map(_rewrap, copies), *copies])
+    third = fold([*host.saved, *map(rewrap, copies), *copies])
     assert third.cheat is None and summary(third) == summary(fold(host.saved))
-    audited([*host.saved, *map(_rewrap, copies), *copies], audit.Verdict.CLEAN)
+    audited([*host.saved, *map(rewrap, copies), *copies], audit.Verdict.CLEAN)
 
 
 # ---------------------------------------------------------------- a damaged file
-
-
-def _flip(data: bytes, at: int) -> bytes:
-    out = bytearray(data)
-    out[at] ^= 0x01
-    return bytes(out)
 
 
 def test_a_forged_or_altered_record_in_a_saved_file_is_damage_blaming_nobody(
@@ -1011,8 +832,8 @@ def test_a_forged_or_altered_record_in_a_saved_file_is_damage_blaming_nobody(
     altered_card = sign_entry(stranger, e.fields._replace(body=e.body._replace(
         card=(e.body.card + 1) % 52)))  # fmt: skip
     variants = {
-        "bad signature": ev.encode_wire(e.packed, _flip(e.signature, 5)),
-        "altered body": ev.encode_wire(_flip(e.packed, len(e.packed) - 40), e.signature),
+        "bad signature": ev.encode_wire(e.packed, flip_bit(e.signature, 5)),
+        "altered body": ev.encode_wire(flip_bit(e.packed, len(e.packed) - 40), e.signature),
         "forged by another key": altered_card.wire,
     }
     for what, bad in variants.items():
