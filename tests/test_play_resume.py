@@ -22,7 +22,7 @@ def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.Comp
 
 
 def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:40")
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # always in hand 1
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     assert "MATCH OVER" not in dead.stdout
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
