@@ -8,8 +8,10 @@
    fsync comes before its send, the receiver's before the move counts as applied).
    A sample is the time from a player's ``act()`` to the moment the other peer has
    received, verified,
-   stored and folded that entry (its table shows the move). Matches are played until
-   ``--moves`` moves were timed (shuffle set-up steps are not timed: they are no move).
+   stored and folded that entry (its table shows the move). Both peers share this
+   process's event loop, so a move is delivered before its sender chooses the next one
+   (in two processes the receiver works while the sender thinks). Matches are played
+   until ``--moves`` moves were timed (shuffle set-up steps are not timed: no move).
 2. **Raw ZeroMQ**: a DEALER→ROUTER echo of 200 bytes with CURVE over the same
    loopback, in the same run: the reference (half of it is one way).
 3. **Idle peer RSS**: a ``ginp2p bot --host`` process waiting for its guest.
@@ -84,30 +86,9 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
                 elif isinstance(o, Send):
                     await eps[me].send(EntryFrame(o.entry.wire))
 
-        async def play(me: int, protos: list = protos, carry=carry) -> None:
-            p = protos[me]
-            while p.my_turn and not p.finished:
-                view = p.view()
-                assert view is not None
-                action = bot.choose(view, me)
-                t0 = time.perf_counter()
-                outs = p.act(action, auto=False)  # as a session does: the move goes first
-                for o in outs:
-                    if isinstance(o, Send):
-                        sent_at[o.entry.wire] = t0
-                await carry(me, outs)
-                later.append(me)  # its set-up work runs after the receiver's turn, as
-                # it would in a second process (both peers share this one loop here)
-
-        for me in (HOST, GUEST):
-            await carry(me, protos[me].start(0.0))
-        while not all(p.finished for p in protos) and len(samples) < want:
-            for me in (HOST, GUEST):
-                await play(me)
-            ev = await asyncio.wait_for(
-                asyncio.shield(_first(host, guest)), 60
-            )  # one frame from either side
-            me, item = ev
+        async def deliver(protos: list = protos, carry=carry) -> None:
+            """Handle one frame from either side."""
+            me, item = await asyncio.wait_for(asyncio.shield(_first(host, guest)), 60)
             if isinstance(item, Received) and isinstance(item.frame, EntryFrame):
                 wire = item.frame.wire
                 r0 = time.perf_counter()
@@ -120,9 +101,36 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
                     samples.append(time.perf_counter() - t0)
                 await carry(me, [o for o in outs if not isinstance(o, Save)])
                 await carry(me, protos[me].advance())  # then the set-up the move made owed
+
+        async def play(me: int, protos: list = protos, carry=carry) -> None:
+            p = protos[me]
+            while p.my_turn and not p.finished:
+                view = p.view()
+                assert view is not None
+                action = bot.choose(view, me)
+                t0 = time.perf_counter()
+                outs = p.act(action, auto=False)  # as a session does: the move goes first
+                sent = [o.entry.wire for o in outs if isinstance(o, Send)]
+                for wire in sent:
+                    sent_at[wire] = t0
+                await carry(me, outs)
+                # In two processes the receiver takes the move while this player thinks
+                # about its next one; here both share one loop, so deliver it first.
+                while any(w in sent_at for w in sent):
+                    await deliver()
+                later.append(me)  # its set-up work runs after the receiver's turn, as
+                # it would in a second process (both peers share this one loop here)
+
+        for me in (HOST, GUEST):
+            await carry(me, protos[me].start(0.0))
+        while not all(p.finished for p in protos) and len(samples) < want:
+            for me in (HOST, GUEST):
+                await play(me)
             while later:
                 who = later.pop(0)
                 await carry(who, protos[who].advance())
+            if not any(p.my_turn and not p.finished for p in protos):
+                await deliver()  # set-up traffic: one frame from either side
         for lf in logs:
             lf.close()
     executor.shutdown()

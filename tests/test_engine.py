@@ -399,3 +399,14 @@ def test_random_play_keeps_every_card_and_replays_identically(seed: int, preset:
         again = engine.apply(again, a, p)
     assert again == s
     assert s.result is not None and s.result.returns[0] == -s.result.returns[1]
+
+
+def test_the_fast_state_copy_equals_dataclasses_replace() -> None:
+    rules = PRESETS["classic"]
+    state = engine.start_hand(rules, 0, shuffled(rules, random.Random(4)))
+    before = replace(state)
+    fast = engine._replace(state, to_move=1 - state.to_move, stock_next=state.stock_next + 1)
+    assert fast == replace(state, to_move=1 - state.to_move, stock_next=state.stock_next + 1)
+    assert fast != state and state == before  # the input is untouched
+    with pytest.raises(TypeError, match="no field"):
+        engine._replace(state, stok_next=3)
