@@ -1,0 +1,77 @@
+"""The scripts in scripts/ keep working: the deadwood checker keeps its output contract
+and fails on a wrong case, the simulation is deterministic, and every benchmark runs a
+small configuration to the end and prints its figures (the figures themselves are not
+judged here: timing belongs to the benchmarks, not to tests). Real processes."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLE = ROOT / "tests" / "data" / "deadwood_cases_sample.jsonl"
+
+
+def run(script: str, *args: str, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "GINP2P_HOME": str(home)}
+    return subprocess.run([sys.executable, str(ROOT / "scripts" / script), *args], cwd=ROOT,
+                          env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+
+
+def test_check_deadwood_passes_the_sample_and_names_each_wrong_case(tmp_path: Path) -> None:
+    lines = SAMPLE.read_text().splitlines()
+    ok = run("check_deadwood.py", str(SAMPLE), home=tmp_path)
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert ok.stdout.splitlines() == [f"{len(lines)} passed, 0 failed"]
+
+    cases = [json.loads(line) for line in lines]
+    ten = next(c for c in cases if c["n"] == 10)
+    eleven = next(c for c in cases if c["n"] == 11)
+    ten["min_deadwood"] += 1
+    eleven["min_deadwood_after_discard"] += 2
+    right = next(c for c in cases if c["n"] == 10 and c["id"] != ten["id"])
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(json.dumps(c) + "\n" for c in (ten, right, eleven)))
+    r = run("check_deadwood.py", str(bad), home=tmp_path)
+    assert r.returncode == 1
+    assert r.stdout.splitlines() == [
+        f"{ten['id']} min_deadwood: expected {ten['min_deadwood']}, got {ten['min_deadwood'] - 1}",
+        f"{eleven['id']} min_deadwood_after_discard: expected "
+        f"{eleven['min_deadwood_after_discard']}, got {eleven['min_deadwood_after_discard'] - 2}",
+        "1 passed, 2 failed",
+    ]
+
+
+def test_simulate_prints_the_same_matches_for_the_same_seed(tmp_path: Path) -> None:
+    runs = [run("simulate.py", "--games", "2", "--seed", "11", home=tmp_path) for _ in range(2)]
+    for r in runs:
+        assert r.returncode == 0, r.stdout + r.stderr
+    results = [[x for x in r.stdout.splitlines() if not x.startswith("speed:")] for r in runs]
+    assert results[0] == results[1]
+    assert results[0][0].startswith("preset classic: 2 matches,")
+    assert "hands/s" in runs[0].stdout and "progress" not in runs[0].stdout  # progress: stderr
+
+
+@pytest.mark.parametrize(
+    ("script", "args", "rows"),
+    [
+        ("bench_melds.py", ["--hands", "30", "--repeats", "1"],
+         ["min_deadwood, random 10 cards", "best_discard, meld-rich 11", "engine:"]),
+        ("bench_shuffle.py", ["--reps", "1"], ["shuffle prove (1 thr)", "WHOLE SET-UP"]),
+        ("bench_protocol.py", ["--reps", "1", "--sizes", "52"],
+         ["stock draw: sign+verify x2", "audit ms/hand", "| classic"]),
+        ("bench_net.py", ["--moves", "30", "--help-runs", "1"],
+         ["move latency, act -> opponent applied", "raw ZeroMQ", "idle peer RSS"]),
+    ],
+)  # fmt: skip
+def test_a_benchmark_runs_to_the_end(script: str, args: list[str], rows: list[str],
+                                     tmp_path: Path) -> None:  # fmt: skip
+    r = run(script, *args, home=tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    for row in rows:
+        assert row in r.stdout, f"{script} no longer prints {row!r}:\n{r.stdout}"
