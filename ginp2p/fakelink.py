@@ -8,6 +8,11 @@ from the ``random.Random`` given, so a failing case replays exactly.
 
 Each side keeps what a real peer keeps on disk (the saved entries and secrets), so a
 restart rebuilds its protocol from those alone.
+
+The second half holds the recipes of the attacks of DESIGN §8 (a :func:`cheater` peer
+that rewrites one entry before signing it, moves for :func:`cheat_once`): the threat
+tests and ``scripts/make_corpus.py`` inject every attack the same way. Nothing in a
+real game imports this module.
 """
 
 from __future__ import annotations
