@@ -401,12 +401,10 @@ def cheater(
 # Rewrites for :func:`cheater` and moves for :func:`cheat_once`: the threat tests and
 # the audit's corpus inject each threat the same way.
 
-_L = 2**252 + 27742317777372353535851937790883648493  # the order of the ed25519 subgroup
-
 
 def scalar_int(v: int) -> bytes:
     """The canonical scalar encoding of ``v`` (mod L)."""
-    return (v % _L).to_bytes(32, "little")
+    return (v % sh.GROUP_ORDER).to_bytes(32, "little")
 
 
 def retagged(d: list[bytes], s: int, u: int, v: int, m: bytes) -> list[bytes]:

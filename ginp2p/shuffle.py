@@ -28,6 +28,7 @@ import nacl.exceptions
 from ginp2p.cards import DECK_SIZES, deck
 
 __all__ = [
+    "GROUP_ORDER",
     "K_DEFAULT",
     "K_MAX",
     "K_MIN",
@@ -64,6 +65,8 @@ __all__ = [
 ]
 
 K_MIN, K_MAX, K_DEFAULT = 20, 64, 20
+#: L, the order of the edwards25519 prime-order subgroup: scalars are canonical below it.
+GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493
 SEED_BYTES = POINT_BYTES = SCALAR_BYTES = GAME_BYTES = ENTRY_ID_BYTES = 32
 _ZERO = bytes(32)
 _SCALAR_PURPOSES = ("global", "card", "cc-mask")

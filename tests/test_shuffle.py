@@ -32,7 +32,7 @@ from ginp2p.shuffle import (
 )
 
 POOL = ThreadPoolExecutor(2)
-L = 2**252 + 27742317777372353535851937790883648493
+L = shuffle.GROUP_ORDER
 GAME = hashlib.sha256(b"test game").digest()
 HAND = 3
 # Positions dealt by the engine in these tests: first's hand, second's hand, the upcard.
