@@ -7,6 +7,7 @@ import random
 import pytest
 
 from ginp2p import bot, engine
+from ginp2p import melds as M
 from ginp2p.cards import parse_card
 from ginp2p.engine import (
     DeckKnowledge,
@@ -141,6 +142,26 @@ def test_bot_knocks_when_it_may() -> None:
     assert isinstance(action, Knock) and action.discard == parse_card("KD")
     s = play(s, action)
     assert s.phase is Phase.SHOW
+
+
+def test_the_race_values_a_hand_by_how_soon_it_can_knock() -> None:
+    rules = get_preset("classic")
+    s = deal(rules, NEAR_GIN, OTHER, "5C", stock="6D")
+    s = play(s, PassUpcard(), PassUpcard(), DrawStock())
+    view = s.view(0)
+    planner = bot._Planner(view, 0, engine.legal_actions(view))
+    hand = M.hand_mask(view.known_cards(0))
+
+    def without(name: str) -> int:
+        return hand & ~(1 << parse_card(name).face)
+
+    # Without the K♦ only the 6♦ is loose: any next card leaves a knock (one draw away).
+    assert planner.race(without("KD")) == pytest.approx(bot.RACE_DISCOUNT)
+    # Breaking the club run leaves 36 points loose: a knock is further off.
+    assert 0 < planner.race(without("9C")) < 0.5 * bot.RACE_DISCOUNT
+    # Its sampled draws are seeded by the view: a second look gives the same figure.
+    again = bot._Planner(view, 0, engine.legal_actions(view))
+    assert again.race(without("9C")) == planner.race(without("9C"))
 
 
 def test_bot_does_not_take_a_useless_upcard() -> None:
