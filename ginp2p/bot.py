@@ -257,7 +257,7 @@ RACE_CANDIDATES = 4
 RACE_DRAWS = 4
 RACE_SAMPLES = 4
 #: ... and a knock one draw later is worth this much less (the opponent may knock first).
-RACE_DISCOUNT = 0.85
+RACE_DISCOUNT = 0.95
 #: Cost of handing the opponent a card that melds with what they may hold (times its chance).
 FEED_WEIGHT = 4.0
 #: The upcard is taken when its value beats the stock's expected value by this much.
