@@ -461,7 +461,7 @@ class _Planner:
         """
         rules, limit, discount = self.rules, self.limit, RACE_DISCOUNT
         if self.futures is None:
-            pool = [1 << b for b in range(52) if self.unseen >> b & 1]
+            pool = _single_bits(self.unseen)
             # Seeded by the view, like the opponent model: the same view, the same draws.
             rng = random.Random(self.unseen << 64 | self.hand)
             length = min(RACE_DRAWS - 1, len(pool) - 1)
@@ -516,6 +516,11 @@ def _meld_pairs(ace_high: bool) -> tuple[tuple[int, ...], ...]:
                 pairs.append(1 << x | 1 << y)
         out.append(tuple(pairs))
     return tuple(out)
+
+
+def _single_bits(mask: int) -> list[int]:
+    """The cards of a 52-bit hand mask, each as its own one-bit mask (for sampling)."""
+    return [1 << b for b in range(52) if mask >> b & 1]
 
 
 def _melds_with(bit: int, hand: int, pairs: tuple[tuple[int, ...], ...]) -> bool:
@@ -607,7 +612,7 @@ class _OpponentModel:
                 continue
             known = sum(1 << c.face for p in at if (c := k.card_at(p)) is not None)
             checks.append((kind, card.face, known, [index[p] for p in at if p in index]))
-        pool = [1 << b for b in range(52) if unseen >> b & 1]
+        pool = _single_bits(unseen)
         if len(pool) < len(hidden):
             return
         # Seeded by what the view shows, so the same view always draws the same hands.
