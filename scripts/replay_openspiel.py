@@ -226,7 +226,10 @@ class Replay:
         assert knocker is not None
         kdecl = state.declarations[knocker]
         assert kdecl is not None
-        layoffs: list[Layoff] = []
+        # OpenSpiel records a layoff as a card alone; the engine's names the meld it
+        # goes on. The targets are chosen once all the cards are known (below).
+        laid_off: list[Card] = []
+        hints: list[list[int]] = []
         laid: list[Meld] = []
         while True:
             a = self._next()
@@ -236,19 +239,26 @@ class Replay:
             if t == "end_layoffs":
                 continue
             if t == "layoff":
-                choices = engine.layoff_choices(RULES, cards, kdecl.melds, layoffs)
                 if self.check and "legal" in a:
-                    mine = {lay.card for lay in choices}
+                    mine = {
+                        c
+                        for c in cards
+                        if c not in laid_off
+                        and _layoff_targets(kdecl.melds, [*laid_off, c]) is not None
+                    }
                     _expect(mine == set(_cards(a["legal"])), f"step {self.i}: layoffs: engine "
                             f"{_fmt(mine)}, OpenSpiel {_fmt(_cards(a['legal']))}")  # fmt: skip
                 card = parse_card(a["card"])
-                fits = [lay for lay in choices if lay.card == card]
-                _expect(bool(fits), f"step {self.i}: the engine cannot lay off {card}")
-                preferred = [lay for lay in fits if lay.meld in a.get("fits_melds", [])]
-                layoffs.append((preferred or fits)[0])
+                _expect(
+                    card in cards and card not in laid_off
+                    and _layoff_targets(kdecl.melds, [*laid_off, card]) is not None,
+                    f"step {self.i}: the engine cannot lay off {card}",
+                )  # fmt: skip
+                laid_off.append(card)
+                hints.append(a.get("fits_melds", []))
                 continue
             _expect(t == "meld", f"step {self.i}: unexpected {t} in the showdown")
-            rest = [c for c in cards if c not in {lay.card for lay in layoffs}]
+            rest = [c for c in cards if c not in laid_off]
             if self.check and "legal" in a:
                 mine = {_meld_key(m) for m in engine.meld_choices(RULES, rest, laid, False)}
                 theirs = {_meld_key(m) for m in a["legal"]}
@@ -258,7 +268,37 @@ class Replay:
                 laid.append(M.meld_of(_cards(a["cards"]), RULES))
             except ValueError as e:
                 raise Mismatch(f"step {self.i}: {e}") from None
+        layoffs = _layoff_targets(kdecl.melds, laid_off, hints)
+        assert layoffs is not None  # every prefix was checked above
         self._apply(Show(tuple(laid), tuple(layoffs)), p)
+
+
+def _layoff_targets(
+    melds: tuple[Meld, ...], cards: list[Card], hints: list[list[int]] | None = None
+) -> list[Layoff] | None:
+    """Meld targets for these laid-off cards, in this order, that the engine accepts
+    after every card; None if there are none.
+
+    OpenSpiel counts a laid-off card as extending every meld it fits, so a card that
+    fits both a set and a run may later let the run grow through it. The engine
+    names one meld per layoff; the search finds the naming that lets every later
+    card through. ``hints`` (OpenSpiel's ``fits_melds``) are tried first.
+    """
+
+    def extend(done: list[Layoff]) -> list[Layoff] | None:
+        k = len(done)
+        if k == len(cards):
+            return done
+        hint = hints[k] if hints else []
+        for i in sorted(range(len(melds)), key=lambda i: i not in hint):
+            tried = [*done, Layoff(cards[k], i)]
+            if M.check_layoffs(melds, tried, RULES) is None:
+                found = extend(tried)
+                if found is not None:
+                    return found
+        return None
+
+    return extend([])
 
 
 def compare_result(state: engine.HandState, expected: dict[str, Any]) -> None:

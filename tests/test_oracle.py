@@ -106,3 +106,35 @@ def _mutations() -> list[tuple[str, dict[str, Any]]]:
 def test_every_mutation_is_caught(name: str, game: dict[str, Any]) -> None:
     with pytest.raises(Mismatch):
         replay_game(game)
+
+
+# Hands from OpenSpiel 2.0.2 (pyspiel, the "eager" policy of shared/oracle/README.md)
+# in which the defender lays off a card that fits both a set and a run of the knocker,
+# and a later card then extends the run through it. OpenSpiel records only the card;
+# the replay must name the meld that lets the later cards through.
+LAYOFF_TARGETS = [
+    json.loads(line)
+    for line in (DATA / "openspiel_layoff_targets.jsonl").read_text().splitlines()
+    if line.strip()
+]
+
+
+@pytest.mark.parametrize("game", LAYOFF_TARGETS, ids=lambda g: str(g["seed"]))
+def test_a_layoff_on_a_set_or_a_run_goes_where_later_layoffs_need_it(
+    game: dict[str, Any],
+) -> None:
+    state = replay_game(game)
+    assert state.result is not None
+    assert list(state.result.returns) == game["result"]["returns"]
+    layoffs = [a for a in game["actions"] if a["t"] == "layoff"]
+    assert any(len(a["fits_melds"]) == 2 for a in layoffs)
+
+
+def test_a_legal_layoff_through_a_set_card_is_compared_too() -> None:
+    game = copy.deepcopy(next(g for g in LAYOFF_TARGETS if g["seed"] == 8000450))
+    # After 6C (which fits the 6s and the clubs run), OpenSpiel allowed only 5C.
+    last = [a for a in game["actions"] if a["t"] == "layoff"][-1]
+    assert last["legal"] == ["5C"]
+    last["legal"] = []
+    with pytest.raises(Mismatch, match="layoffs"):
+        replay_game(game)
