@@ -130,6 +130,7 @@ def translate(os_actions: list[int], game: int, seed: int, policy: str) -> dict[
         state.apply_action(a)
     if not state.is_terminal() or waiting is not None:
         raise ValueError(f"game {game}: the actions stop before the hand ends")
+    used = {*deal, *drawn}
     return {
         "game": game,
         "openspiel_params": PARAMS,
@@ -140,7 +141,7 @@ def translate(os_actions: list[int], game: int, seed: int, policy: str) -> dict[
             "p1": [name(c) for c in deal[10:20]],
             "upcard": name(deal[20]),
         },
-        "deck": [name(c) for c in deal + drawn + [c for c in CANONICAL if c not in deal + drawn]],
+        "deck": [name(c) for c in deal + drawn + [c for c in CANONICAL if c not in used]],
         "n_stock_drawn": len(drawn),
         "actions": actions,
         "result": _result(state, last, discard_draws),
@@ -205,10 +206,11 @@ def play(policy: str, rng: random.Random) -> list[int]:
 
 def _best_discard(hand: list[int]) -> tuple[int, int]:
     """(least deadwood after a discard, that discard; ties: the higher card)."""
-    return min(
+    deadwood, _, _, card = min(
         (UTILS.min_deadwood([x for x in hand if x != c]), -UTILS.card_value(c), -c, c)
         for c in hand
-    )[::3]
+    )
+    return deadwood, card
 
 
 def _eager(state: Any, rng: random.Random) -> int:
@@ -220,8 +222,11 @@ def _eager(state: Any, rng: random.Random) -> int:
     cards = [x for x in legal if x < 52]
     if phase in (PHASE.FIRST_UPCARD, PHASE.DRAW):
         up = state.upcard()
-        helps = up is not None and _best_discard([*hand, up])[0] < UTILS.min_deadwood(hand)
-        if DRAW_UPCARD in legal and helps:
+        if (
+            DRAW_UPCARD in legal
+            and up is not None
+            and _best_discard([*hand, up])[0] < UTILS.min_deadwood(hand)
+        ):
             return DRAW_UPCARD
         return PASS if PASS in legal else DRAW_STOCK
     if phase == PHASE.DISCARD:
