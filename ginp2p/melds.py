@@ -546,8 +546,7 @@ def min_deadwood(cards: Iterable[Card] | int, rules: RuleSet = CLASSIC) -> int:
     single = _single_deck(cards)
     if single is not None:
         return min_deadwood_mask(single[0], rules)
-    search = _Search(cards, rules)
-    return search.deadwood(search.full)
+    return _general_min_deadwood(cards, rules)
 
 
 def best_discard(cards: Iterable[Card], rules: RuleSet = CLASSIC) -> tuple[Card, int]:
@@ -563,6 +562,17 @@ def best_discard(cards: Iterable[Card], rules: RuleSet = CLASSIC) -> tuple[Card,
     if single is not None and single[1]:  # then a card's index is its bit
         bit, left = best_discard_mask(single[0], rules)
         return next(card for card in cards if card.face == bit), left
+    return _general_best_discard(cards, rules)
+
+
+def _general_min_deadwood(cards: Sequence[Card], rules: RuleSet) -> int:
+    """:func:`min_deadwood` for any hand (jokers, two decks): the memoised search."""
+    search = _Search(cards, rules)
+    return search.deadwood(search.full)
+
+
+def _general_best_discard(cards: Sequence[Card], rules: RuleSet) -> tuple[Card, int]:
+    """:func:`best_discard` for any hand (jokers, two decks), with the same ties."""
     search = _Search(cards, rules)
     after: dict[int, int] = {}  # two copies of a card, or two jokers, are the same discard
     for i, card in enumerate(search.cards):

@@ -75,21 +75,19 @@ def main(argv: list[str] | None = None) -> int:
     def floor(h: list[Card]) -> int:
         return sum(c.value for c in h)
 
-    # The general search, called directly: the public functions send every hand without
+    # The general path, called directly: the public functions send every hand without
     # a joker or a repeated card down the fast path, whatever the rules.
     def general_min(h: list[Card]) -> int:
-        search = M._Search(h, classic)
-        return search.deadwood(search.full)
+        return M._general_min_deadwood(h, classic)
 
-    def general_discard(h: list[Card]) -> int:
-        search = M._Search(h, classic)
-        return min(search.deadwood(search.full ^ 1 << i) for i in range(len(h)))
+    def general_discard(h: list[Card]) -> tuple[Card, int]:
+        return M._general_best_discard(h, classic)
 
     for hands in (r10, m10):
         if any(general_min(h) != M.min_deadwood(h, classic) for h in hands):
             raise SystemExit("the fast and general paths disagree on min_deadwood")
     for hands in (r11, m11):
-        if any(general_discard(h) != M.best_discard(h, classic)[1] for h in hands):
+        if any(general_discard(h) != M.best_discard(h, classic) for h in hands):
             raise SystemExit("the fast and general paths disagree on best_discard")
 
     rows: list[tuple[str, float, float, float]] = []

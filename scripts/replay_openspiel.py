@@ -231,6 +231,13 @@ class Replay:
         laid_off: list[Card] = []
         hints: list[list[int]] = []
         laid: list[Meld] = []
+
+        def may_lay_off(card: Card) -> bool:
+            return (
+                card in cards and card not in laid_off
+                and _layoff_targets(kdecl.melds, [*laid_off, card]) is not None
+            )  # fmt: skip
+
         while True:
             a = self._next()
             t = a["t"]
@@ -240,20 +247,11 @@ class Replay:
                 continue
             if t == "layoff":
                 if self.check and "legal" in a:
-                    mine = {
-                        c
-                        for c in cards
-                        if c not in laid_off
-                        and _layoff_targets(kdecl.melds, [*laid_off, c]) is not None
-                    }
+                    mine = {c for c in cards if may_lay_off(c)}
                     _expect(mine == set(_cards(a["legal"])), f"step {self.i}: layoffs: engine "
                             f"{_fmt(mine)}, OpenSpiel {_fmt(_cards(a['legal']))}")  # fmt: skip
                 card = parse_card(a["card"])
-                _expect(
-                    card in cards and card not in laid_off
-                    and _layoff_targets(kdecl.melds, [*laid_off, card]) is not None,
-                    f"step {self.i}: the engine cannot lay off {card}",
-                )  # fmt: skip
+                _expect(may_lay_off(card), f"step {self.i}: the engine cannot lay off {card}")
                 laid_off.append(card)
                 hints.append(a.get("fits_melds", []))
                 continue
