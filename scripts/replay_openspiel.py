@@ -197,23 +197,29 @@ class Replay:
             for m in laid:
                 for c in m.cards:
                     remaining.remove(c)
-            if self.check and "legal" in a:
-                mine = {_meld_key(m) for m in engine.meld_choices(RULES, cards, laid, True)}
-                theirs = {_meld_key(m) for m in a["legal"]}
-                _expect(mine == theirs, f"step {self.i}: knocker's meld choices differ: engine "
-                        f"{len(mine)}, OpenSpiel {len(theirs)}")  # fmt: skip
-                if "pass_offered" in a:
-                    may_end = M.deadwood(remaining, RULES) <= (RULES.knock_limit or 0)
-                    offered = a["pass_offered"]
-                    _expect(may_end == offered, f"step {self.i}: end of melds offered "
-                            f"{offered} by OpenSpiel, {may_end} by the engine")  # fmt: skip
-            try:
-                laid.append(M.meld_of(_cards(a["cards"]), RULES))
-            except ValueError as e:
-                raise Mismatch(f"step {self.i}: {e}") from None
+            laid.append(self._meld(a, cards, laid, knocker=True))
+            if self.check and "pass_offered" in a:
+                may_end = M.deadwood(remaining, RULES) <= (RULES.knock_limit or 0)
+                offered = a["pass_offered"]
+                _expect(may_end == offered, f"step {self.i}: end of melds offered "
+                        f"{offered} by OpenSpiel, {may_end} by the engine")  # fmt: skip
         action: engine.Action
         action = WallKnock(discard, tuple(laid)) if wall else Knock(discard, tuple(laid))
         self._apply(action, p)
+
+    def _meld(self, a: dict[str, Any], cards: list[Card], laid: list[Meld], knocker: bool) -> Meld:
+        """The recorded meld, after checking OpenSpiel's meld choices against the engine's
+        (``cards``: the player's cards left to meld, ``laid``: melds laid so far)."""
+        if self.check and "legal" in a:
+            mine = {_meld_key(m) for m in engine.meld_choices(RULES, cards, laid, knocker)}
+            theirs = {_meld_key(m) for m in a["legal"]}
+            who = "knocker" if knocker else "defender"
+            _expect(mine == theirs, f"step {self.i}: {who}'s meld choices differ: engine "
+                    f"{len(mine)}, OpenSpiel {len(theirs)}")  # fmt: skip
+        try:
+            return M.meld_of(_cards(a["cards"]), RULES)
+        except ValueError as e:
+            raise Mismatch(f"step {self.i}: {e}") from None
 
     def _show(self, p: int) -> None:
         state = self.state
@@ -257,15 +263,7 @@ class Replay:
                 continue
             _expect(t == "meld", f"step {self.i}: unexpected {t} in the showdown")
             rest = [c for c in cards if c not in laid_off]
-            if self.check and "legal" in a:
-                mine = {_meld_key(m) for m in engine.meld_choices(RULES, rest, laid, False)}
-                theirs = {_meld_key(m) for m in a["legal"]}
-                _expect(mine == theirs, f"step {self.i}: defender's meld choices differ: engine "
-                        f"{len(mine)}, OpenSpiel {len(theirs)}")  # fmt: skip
-            try:
-                laid.append(M.meld_of(_cards(a["cards"]), RULES))
-            except ValueError as e:
-                raise Mismatch(f"step {self.i}: {e}") from None
+            laid.append(self._meld(a, rest, laid, knocker=False))
         layoffs = _layoff_targets(kdecl.melds, laid_off, hints)
         assert layoffs is not None  # every prefix was checked above
         self._apply(Show(tuple(laid), tuple(layoffs)), p)
