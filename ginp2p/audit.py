@@ -367,7 +367,7 @@ def _load(records: Sequence[bytes]) -> tuple[Log, list[_Dropped]]:
     rest = sorted(
         ((i, e) for i, e in decoded if id(e) not in chosen), key=lambda x: (x[1].seq, x[1].author)
     )
-    record_of = {}
+    record_of: dict[bytes, int] = {}
     log = Log()
     for i, e in (*first, *rest):
         record_of.setdefault(e.id, i)
@@ -694,10 +694,11 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
     unsettled = False
     if cheat is not None and cheat.rule == "false-dispute":
         # a dispute of an entry whose ack the file cannot judge is not proven false
-        d = log.get(cheat.entry)
+        disputed = log.get(cheat.entry)
         named = {x.id for p in folded.unproven for x in p.entries}
-        if d is not None and d.kind == "dispute" and d.body.entry in named:
-            line = (f"{names[d.author]} disputed an entry of {names[1 - d.author]} that acks "
+        if disputed is not None and disputed.kind == "dispute" and disputed.body.entry in named:
+            a = disputed.author
+            line = (f"{names[a]} disputed an entry of {names[1 - a]} that acks "
                     "an entry not in the file: the file cannot settle the dispute")  # fmt: skip
             damage.append(line)
             hand_damage.setdefault(cheat.hand, []).append(line)

@@ -593,13 +593,13 @@ class _OpponentModel:
                     events.append(("take", pos, frozenset(held)))
                     held.add(pos)
             elif isinstance(a, Discard):
-                pos = pos_of.get(a.card.face)
-                if pos is None:
+                thrown = pos_of.get(a.card.face)
+                if thrown is None:
                     return
-                pile.append(pos)
+                pile.append(thrown)
                 if who == opp:
-                    held.discard(pos)
-                    events.append(("throw", pos, frozenset(held)))
+                    held.discard(thrown)
+                    events.append(("throw", thrown, frozenset(held)))
         if held != set(view.hands[opp]):
             return
         hidden = sorted(pos for pos in held if k.card_at(pos) is None)
@@ -622,21 +622,21 @@ class _OpponentModel:
         for _ in range(SAMPLES):
             bits = rng.sample(pool, len(hidden))
             weight = 1.0
-            for kind, card, known, idx in checks:
+            for kind, face, known, idx in checks:
                 hand = known
                 for i in idx:
                     hand |= bits[i]
-                melds = _melds_with(card, hand, self.pairs)
+                melds = _melds_with(face, hand, self.pairs)
                 if kind == "take":
                     if not melds:
                         weight *= TAKE_MISS
                 elif melds:
                     weight *= PASS_MELD if kind == "pass" else THROW_MELD
                 elif kind == "throw":
-                    if _loose_top(hand, ace_high) > _BIT_VALUE[card]:
+                    if _loose_top(hand, ace_high) > _BIT_VALUE[face]:
                         weight *= KEPT_HIGHER
                     if limit >= 0:
-                        _, dw = M.best_discard_mask(hand | 1 << card, rules)
+                        _, dw = M.best_discard_mask(hand | 1 << face, rules)
                         if dw <= limit:
                             weight *= NO_KNOCK
             self.samples.append((sum(bits), weight))

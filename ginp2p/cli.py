@@ -20,7 +20,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from . import __version__
 
@@ -820,7 +820,7 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the report as JSON (a stable schema, see docs/audit.md)")
     audit.set_defaults(func=_cmd_audit)
 
-    def audit_usage_error(message: str) -> None:
+    def audit_usage_error(message: str) -> NoReturn:
         audit.print_usage(sys.stderr)
         audit.exit(NO_VERDICT, f"ginp2p audit: error: {message}\n")
 

@@ -15,7 +15,7 @@ difference between variants is a field of :class:`~ginp2p.rules.RuleSet`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol
@@ -857,7 +857,7 @@ def _resign(state: HandState, player: int) -> HandState:
     return _finish(_replace(state, knocker=None), HandEnd.RESIGN, resigner=player)
 
 
-_HANDLERS: dict[tuple[Phase, type], object] = {
+_HANDLERS: dict[tuple[Phase, type], Callable[[HandState, Any], HandState]] = {
     (Phase.FIRST_UPCARD, PassUpcard): _pass_upcard,
     (Phase.FIRST_UPCARD, TakeUpcard): _take_upcard,
     (Phase.FIRST_UPCARD, DrawStock): _draw_stock,

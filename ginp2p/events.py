@@ -248,7 +248,7 @@ class Fixed(Field):
     def __init__(self, name: str, fields: Sequence[tuple[str, Field]]) -> None:
         self.name = name
         self.fields = tuple(fields)
-        self.cls: type[Any] = NamedTuple(name, [(n, Any) for n, _ in self.fields])  # type: ignore[misc]
+        self.cls: type[Any] = NamedTuple(name, [(n, Any) for n, _ in self.fields])  # type: ignore[misc, assignment]
 
     def check(self, value: Any, path: str) -> Any:
         if type(value) is not list:
@@ -533,7 +533,7 @@ def _check_header(native: Any, error: Callable[[str], Exception]) -> EntryFields
         if error is LocalProtocolError:
             raise error(str(exc)) from exc
         raise
-    return EntryFields(*head, None)
+    return EntryFields._make([*head, None])
 
 
 def decode_entry(packed: bytes) -> EntryFields:

@@ -288,7 +288,7 @@ def is_rumino(cards: Sequence[Card], rules: RuleSet = CLASSIC) -> bool:
 def _run_table(ace_high: bool, max_run_length: int | None) -> list[int]:
     """Least deadwood that runs alone leave, for each 13-bit mask of one suit."""
     longest = min(max_run_length or 13, 13)
-    runs = set()
+    runs: set[int] = set()
     for length in range(3, longest + 1):
         runs.update(((1 << length) - 1) << low for low in range(14 - length))
         if ace_high:

@@ -494,7 +494,7 @@ class HostEndpoint(_Endpoint):
                     f"program has it): choose another with --port, or --port 0 for any free one"
                 ) from None
             raise NetError(f"cannot listen on {self.bind}:{self.port}: {exc}") from None
-        endpoint = s.last_endpoint.decode()
+        endpoint = s.getsockopt_string(zmq.LAST_ENDPOINT)
         self.port = int(endpoint.rsplit(":", 1)[1])
         self._spawn()
 
@@ -504,6 +504,8 @@ class HostEndpoint(_Endpoint):
         routing_id = parts[0].bytes
         user_id = parts[1].get("User-Id")
         try:
+            if not isinstance(user_id, str):
+                raise TypeError("no CURVE user id")
             peer = z85.decode(user_id)
         except Exception:
             self.dropped += 1

@@ -321,7 +321,7 @@ class HostPairing(_Side):
         assert isinstance(guest_key, bytes) and isinstance(pake_b, bytes)
         if version != PAIRING_VERSION:
             raise self._fail(
-                f"the guest speaks pairing version {version}; this is version "
+                f"the guest speaks pairing version {version!r}; this is version "
                 f"{PAIRING_VERSION} (update both programs)"
             )
         self._check_curve(guest_key, "guest")

@@ -1447,6 +1447,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
             elif setup.on_listening is not None:
                 setup.on_listening(port, join, "")
         else:
+            assert peer_key is not None  # checked above: a guest knows the host's key
             say(f"joining {side.host}:{side.port}")
             await endpoint.start()
             code = setup.pair_code
@@ -1531,9 +1532,9 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if executor is not None:
             executor.shutdown(wait=False, cancel_futures=True)
         if empty:
-            for f in (path, secrets_path(path), sidecar):
+            for leftover in (path, secrets_path(path), sidecar):
                 with contextlib.suppress(OSError):
-                    f.unlink()
+                    leftover.unlink()
 
 
 # ------------------------------------------------------------------------ the games folder

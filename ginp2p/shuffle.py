@@ -825,6 +825,7 @@ def _audit_shuffle(
     executor: Executor | None,
 ) -> Iterator[Mismatch]:
     msg, ctx = log.shuffles[author], Ctx(log.game, log.hand, author)
+    assert msg is not None  # the schedule runs a step only when it is logged
     d_out, sum_proof = _shuffle_core(seeds, ctx, d_in, executor)
     if (i := _first_diff(d_out, msg.d_out)) is not None:
         yield Mismatch(author, "shuffle", i, "D_out differs from the seeds")
@@ -836,9 +837,9 @@ def _audit_shuffle(
 
 def _audit_challenge(log: ShuffleLog, seeds: HandSecrets, author: int) -> Iterator[Mismatch]:
     prover = 1 - author
-    expected = challenge_bits(
-        seeds.key_seed, Ctx(log.game, log.hand, prover), log.shuffle_ids[prover], log.k
-    )
+    shuffle_id = log.shuffle_ids[prover]
+    assert shuffle_id is not None  # a challenge is logged only after the shuffle it answers
+    expected = challenge_bits(seeds.key_seed, Ctx(log.game, log.hand, prover), shuffle_id, log.k)
     if (i := _first_diff(expected, log.challenges[author])) is not None:
         yield Mismatch(author, "challenge", i, "challenge bits differ from the seeds")
 
@@ -846,6 +847,7 @@ def _audit_challenge(log: ShuffleLog, seeds: HandSecrets, author: int) -> Iterat
 def _audit_answers(log: ShuffleLog, seeds: HandSecrets, author: int) -> Iterator[Mismatch]:
     expected = answer_challenge(seeds, log.n, log.challenges[1 - author], log.k)
     got = log.answers[author]
+    assert got is not None  # the schedule runs a step only when it is logged
     rounds = [list(r) for r in zip(expected.scalars, expected.perms, strict=True)]
     logged = _plain([got.scalars, got.perms])
     if (t := _first_diff(rounds, _transpose(logged))) is not None:
@@ -883,8 +885,12 @@ def _audit_keys(log: ShuffleLog, seeds: HandSecrets, author: int) -> Iterator[Mi
         yield Mismatch(author, "key", None, "a key is published for a non-position")
 
 
-def _logged_deck(msg: ShuffleMsg | LockMsg | None, n: int, what: str) -> list[bytes] | None:
-    return None if msg is None else _need_points(msg.d_out, n, what)
+def _logged_deck(msg: ShuffleMsg | LockMsg | None, n: int, what: str) -> list[bytes]:
+    """The logged output deck of one step, as the input of the next. Only a logged step
+    asks for its input, and the log's order puts the step that made it first."""
+    if msg is None:
+        raise ShuffleError("malformed", f"{what} is missing")
+    return _need_points(msg.d_out, n, what)
 
 
 def _mismatches(

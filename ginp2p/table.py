@@ -18,6 +18,7 @@ import copy
 from collections.abc import Callable, Collection, Iterable, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field, replace
+from functools import partial
 from typing import Any
 
 from . import engine
@@ -440,8 +441,8 @@ class Table:
         if s.cheat is not None or s.resigned is not None:
             return []
         if s.pending_dispute is not None:
-            who, _, hand, _ = s.pending_dispute
-            return [Owed(who, frozenset({"open"}), f"the seeds of hand {hand} (disputed)")]
+            owing, _, hand, _ = s.pending_dispute
+            return [Owed(owing, frozenset({"open"}), f"the seeds of hand {hand} (disputed)")]
         h, m = s.hand, s.match
         if h is None or m is None:
             return []
@@ -658,9 +659,9 @@ class Table:
                 self._cache[key] = None
             except sh.ShuffleError as exc:
                 self._cache[key] = exc
-        exc = self._cache[key]
-        if exc is not None:
-            raise _Broken(exc.reason, str(exc))
+        error = self._cache[key]
+        if error is not None:
+            raise _Broken(error.reason, str(error))
 
     def _unproven(self, h: HandFold, author: int) -> bool:
         """Whether ``author``'s proofs in this hand go unchecked (see the class doc)."""
@@ -768,8 +769,8 @@ class Table:
             known = h.keys[a].get(pos)
             if known is not None and known != key:
                 raise _Broken("bad-key", f"two different keys for position {pos}")
-            self._checked(("key", a, h.number, pos, key),
-                          lambda pos=pos, key=key: sh.check_key(lock.keys[pos], key))  # fmt: skip
+            check = partial(sh.check_key, lock.keys[pos], key)
+            self._checked(("key", a, h.number, pos, key), check)
             h.keys[a][pos] = key
             self._read(h, pos, e)
 
@@ -920,7 +921,8 @@ class Table:
             raise _Broken("bad-opening", "an opening without a commitment")
         assert s.game is not None
         secrets = sh.HandSecrets(e.body.perm_seed, e.body.key_seed)
-        self._checked(("open", e.id), lambda: sh.check_opening(commit, secrets, h.ctx(s.game, a)))
+        ctx = h.ctx(s.game, a)
+        self._checked(("open", e.id), lambda: sh.check_opening(commit, secrets, ctx))
         h.opened[a] = secrets
 
     def _recompute(self, h: HandFold) -> None:

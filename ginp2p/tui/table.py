@@ -97,7 +97,7 @@ def _names(session: Session) -> tuple[str, str]:
     """Both names; ours is known before our hello is in the log."""
     p = session.proto
     n = [x or ("host", "guest")[i] for i, x in enumerate(p.table.names)]
-    if not p.table.names[p.me] and getattr(p, "name", ""):
+    if not p.table.names[p.me] and p.name:
         n[p.me] = p.name
     return n[0], n[1]
 
@@ -288,13 +288,16 @@ class TablePlayer:
                 self.message = ("class:error", result.message)
             self.refresh()
 
+        def start_game() -> None:
+            app.create_background_task(game())
+
         m = session.proto.table.match
         if m is not None and m.hand_no:
             self._log(f"the game goes on: hand {m.hand_no}, {self._names()[0]} {m.scores[0]}, "
                       f"{self._names()[1]} {m.scores[1]}")  # fmt: skip
         self.running = True
         try:
-            await app.run_async(pre_run=lambda: app.create_background_task(game()))
+            await app.run_async(pre_run=start_game)
         finally:
             self.running = False
         if self.result is None:

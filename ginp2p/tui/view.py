@@ -413,7 +413,7 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
                  names: tuple[str, str], rules: RuleSet) -> HandSummary:  # fmt: skip
     """From a scored hand (``HandScored``) to the lines of its summary."""
     seats = tuple(
-        SeatSummary(names[p], _shown(d) if (d := r.declarations[p]) is not None else None,
+        SeatSummary(names[p], _shown(decl) if (decl := r.declarations[p]) is not None else None,
                     r.points[p], scores[p])
         for p in (me, 1 - me)
     )
@@ -421,9 +421,10 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
     d = r.declarations
     if r.scored and d[0] is not None and d[1] is not None and rules.scoring != "own_deadwood":
         gainer = 0 if r.points[0] else 1
-        diff = abs(d[0].deadwood - d[1].deadwood)
+        won, lost = (d[0], d[1]) if gainer == 0 else (d[1], d[0])
+        diff = abs(won.deadwood - lost.deadwood)
         bonus = r.points[gainer] - diff
-        reasons.append(f"deadwood {d[gainer].deadwood} against {d[1 - gainer].deadwood}: "
+        reasons.append(f"deadwood {won.deadwood} against {lost.deadwood}: "
                        f"a difference of {diff}")  # fmt: skip
         if bonus > 0:
             kind = "undercut" if r.undercut else "big gin" if r.end is HandEnd.BIG_GIN else \
