@@ -209,7 +209,7 @@ class Replay:
 
     def _meld(self, a: dict[str, Any], cards: list[Card], laid: list[Meld], knocker: bool) -> Meld:
         """The recorded meld, after checking OpenSpiel's meld choices against the engine's
-        (``cards``: the player's cards left to meld, ``laid``: melds laid so far)."""
+        (``cards``: the hand it is laid from, ``laid``: the melds laid before it)."""
         if self.check and "legal" in a:
             mine = {_meld_key(m) for m in engine.meld_choices(RULES, cards, laid, knocker)}
             theirs = {_meld_key(m) for m in a["legal"]}
