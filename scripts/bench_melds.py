@@ -91,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("the fast and general paths disagree on best_discard")
 
     rows: list[tuple[str, float, float, float]] = []
-    cases: list[tuple[str, Callable[[Any], object], Callable[[Any], object], list[Any]]] = [
+    cases: list[tuple[str, Callable[[Any], object], Callable[[Any], object] | None, list[Any]]] = [
         ("min_deadwood, random 10 cards", lambda h: M.min_deadwood(h, classic),
          general_min, r10),
         ("min_deadwood, 52-bit mask, random 10", lambda x: M.min_deadwood_mask(x, classic),
@@ -105,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     ]  # fmt: skip
     for name, fast, general, inputs in cases:
         t = per_call_us(fast, inputs, args.repeats)
-        g = per_call_us(general, inputs, max(1, args.repeats // 2)) if general else float("nan")
+        g = float("nan")
+        if general is not None:
+            g = per_call_us(general, inputs, max(1, args.repeats // 2))
         base = per_call_us(floor, r10 if "mask" in name else inputs, args.repeats)
         rows.append((name, t, g, base))
 
@@ -122,15 +124,15 @@ def main(argv: list[str] | None = None) -> int:
     from replay_openspiel import read_games, replay_game
 
     files = ["openspiel_games_sample.jsonl", "openspiel_games_eager_sample.jsonl"]
-    games = [g for _, g in read_games([str(DATA / f) for f in files])]
+    games = [game for _, game in read_games([str(DATA / f) for f in files])]
     times = []
     for _ in range(max(1, args.repeats // 2)):
         t0 = time.perf_counter()
-        for g in games:
-            replay_game(g, check_legal=False)
+        for game in games:
+            replay_game(game, check_legal=False)
         times.append(time.perf_counter() - t0)
     t = statistics.median(times)
-    moves = sum(len(g["actions"]) for g in games)
+    moves = sum(len(game["actions"]) for game in games)
     print(f"\nengine: {len(games)} recorded OpenSpiel hands ({moves} actions) replayed in "
           f"{t * 1000:.0f} ms: {len(games) / t:,.0f} hands/s, {moves / t:,.0f} actions/s "
           f"(median of {len(times)})")  # fmt: skip

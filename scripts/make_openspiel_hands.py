@@ -154,7 +154,7 @@ def _result(state: Any, last: tuple[Any, int] | None, discard_draws: int) -> dic
     knocked = state.knocked()
     knocker = 0 if knocked[0] else 1 if knocked[1] else None
     deadwood = list(state.deadwood()) if knocker is not None else None
-    gin = deadwood is not None and deadwood[knocker] == 0
+    gin = deadwood is not None and knocker is not None and deadwood[knocker] == 0
     undercut = knocker is not None and returns[knocker] < 0
     if knocker is not None:
         end = "gin" if gin else "undercut" if undercut else "knock"

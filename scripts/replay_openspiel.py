@@ -325,8 +325,8 @@ def compare_result(state: engine.HandState, expected: dict[str, Any]) -> None:
         _expect(
             got == expected["deadwood"], f"deadwood: engine {got}, OpenSpiel {expected['deadwood']}"
         )
-    for p in (0, 1):
-        mine = {_meld_key(m) for m in decls[p].melds} if decls[p] else set()
+    for p, d in enumerate(decls):
+        mine = {_meld_key(m) for m in d.melds} if d else set()
         theirs = {_meld_key(m) for m in expected["melds"][p]}
         _expect(mine == theirs, f"melds of player {p}: engine {len(mine)}, OpenSpiel {len(theirs)}")
     lays = [str(lay.card) for d in decls if d for lay in d.layoffs]

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -23,6 +24,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ginp2p.match import MatchState
 from ginp2p.rules import PRESETS, get_preset
 from ginp2p.selfplay import make_player, play_match
+
+
+@dataclass
+class Tally:
+    """Per side (0: --player, 1: --opponent): matches and hands won, points scored."""
+
+    matches: list[int] = field(default_factory=lambda: [0, 0])
+    hands: list[int] = field(default_factory=lambda: [0, 0])
+    points: list[int] = field(default_factory=lambda: [0, 0])
+    hands_total: int = 0
+    unfinished: int = 0  # matches stopped by the hand cap
 
 
 def _progress(done: int, total: int, started: float, what: str, last: list[int]) -> None:
@@ -60,13 +72,12 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games or --hands must be at least 1")
 
     rules = get_preset(args.preset)
-    stats = {"matches": [0, 0], "hands": [0, 0], "points": [0, 0], "hands_total": 0,
-             "unfinished": 0}  # fmt: skip
+    stats = Tally()
     started = time.perf_counter()
     last = [0]
     n = 0
     total = args.hands or args.games
-    while (args.hands and stats["hands_total"] < args.hands) or (not args.hands and n < args.games):
+    while (args.hands and stats.hands_total < args.hands) or (not args.hands and n < args.games):
         seed = args.seed + n
         # Side 0 is --player, side 1 is --opponent; seats swap every match.
         side_of_seat = (0, 1) if n % 2 == 0 else (1, 0)
@@ -75,18 +86,18 @@ def main(argv: list[str] | None = None) -> int:
                    seed + 7919))  # fmt: skip
         m: MatchState = play_match(rules, players, seed)
         if m.winner is None:
-            stats["unfinished"] += 1
+            stats.unfinished += 1
         else:
-            stats["matches"][side_of_seat[m.winner]] += 1
+            stats.matches[side_of_seat[m.winner]] += 1
         for r in m.results:
-            stats["hands_total"] += 1
+            stats.hands_total += 1
             if r.winner is not None:
-                stats["hands"][side_of_seat[r.winner]] += 1
+                stats.hands[side_of_seat[r.winner]] += 1
             for seat in (0, 1):
-                stats["points"][side_of_seat[seat]] += r.returns[seat]
+                stats.points[side_of_seat[seat]] += r.returns[seat]
         n += 1
         _progress(
-            stats["hands_total"] if args.hands else n,
+            stats.hands_total if args.hands else n,
             total,
             started,
             "hands" if args.hands else "matches",
@@ -96,25 +107,25 @@ def main(argv: list[str] | None = None) -> int:
     if sys.stderr.isatty():
         sys.stderr.write("\n")
 
-    hands = stats["hands_total"]
-    decided = sum(stats["hands"])
+    hands = stats.hands_total
+    decided = sum(stats.hands)
     void = hands - decided
     names = (f"{args.player} (side A)", f"{args.opponent} (side B)")
     print(
         f"preset {rules.name}: {n} matches, {hands} hands, seeds {args.seed}..{args.seed + n - 1}"
     )
     for side in (0, 1):
-        mw = stats["matches"][side]
-        hw = stats["hands"][side]
-        hl = stats["hands"][1 - side]
+        mw = stats.matches[side]
+        hw = stats.hands[side]
+        hl = stats.hands[1 - side]
         print(f"  {names[side]:<20} matches won {mw:>6} ({100 * mw / max(n, 1):5.1f}%)   "
               f"hands won {hw:>6} / lost {hl:>6} / void {void:>4}   "
               f"won {100 * hw / max(hands, 1):5.1f}% of all {hands} hands, "
               f"{100 * hw / max(decided, 1):5.1f}% of {decided} decided   "
-              f"points/hand {stats['points'][side] / max(hands, 1):+.2f}")  # fmt: skip
+              f"points/hand {stats.points[side] / max(hands, 1):+.2f}")  # fmt: skip
     print("  (void: hands nobody won, e.g. the stock ran low; decided = won + lost)")
-    if stats["unfinished"]:
-        print(f"  unfinished matches (hand cap reached): {stats['unfinished']}")
+    if stats.unfinished:
+        print(f"  unfinished matches (hand cap reached): {stats.unfinished}")
     print(f"speed: {hands / elapsed:.1f} hands/s, {n / elapsed:.2f} matches/s ({elapsed:.1f} s)")
     return 0
 
