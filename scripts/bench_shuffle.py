@@ -138,6 +138,7 @@ def step_rows(n: int, k: int, reps: int, pool: Executor) -> list[tuple[str, floa
         *threaded("1 thr", None),
         *threaded("2 thr", pool),
     ]
+
     def read_cards() -> None:
         for i in range(11):
             shuffle.check_key(lock.keys[i], keys[i])
