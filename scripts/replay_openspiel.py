@@ -193,16 +193,14 @@ class Replay:
             if a["t"] == "end_melds":
                 break
             _expect(a["t"] == "meld", f"step {self.i}: expected a meld, got {a['t']}")
-            remaining = list(cards)
-            for m in laid:
-                for c in m.cards:
-                    remaining.remove(c)
-            laid.append(self._meld(a, cards, laid, knocker=True))
             if self.check and "pass_offered" in a:
+                melded = {c for m in laid for c in m.cards}
+                remaining = [c for c in cards if c not in melded]
                 may_end = M.deadwood(remaining, RULES) <= (RULES.knock_limit or 0)
                 offered = a["pass_offered"]
                 _expect(may_end == offered, f"step {self.i}: end of melds offered "
                         f"{offered} by OpenSpiel, {may_end} by the engine")  # fmt: skip
+            laid.append(self._meld(a, cards, laid, knocker=True))
         action: engine.Action
         action = WallKnock(discard, tuple(laid)) if wall else Knock(discard, tuple(laid))
         self._apply(action, p)
