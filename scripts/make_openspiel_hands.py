@@ -236,6 +236,8 @@ def _eager(state: Any, rng: random.Random) -> int:
     if phase == PHASE.WALL:
         return KNOCK if KNOCK in legal else PASS
     if phase == PHASE.KNOCK and len(hand) == 11:
+        # Ties go to the lowest card id here, unlike _best_discard: changing it would
+        # change hands already recorded (seed 8019523 in tests/data, for one).
         return min(cards, key=lambda c: (UTILS.min_deadwood([x for x in hand if x != c]),
                                          -UTILS.card_value(c)))  # fmt: skip
     if phase == PHASE.LAYOFF and not state.finished_layoffs():
