@@ -204,12 +204,14 @@ def play(policy: str, rng: random.Random) -> list[int]:
     return history
 
 
+def _left(hand: list[int], card: int) -> int:
+    """OpenSpiel's least deadwood of the hand without ``card``."""
+    return UTILS.min_deadwood([x for x in hand if x != card])
+
+
 def _best_discard(hand: list[int]) -> tuple[int, int]:
     """(least deadwood after a discard, that discard; ties: the higher card)."""
-    deadwood, _, _, card = min(
-        (UTILS.min_deadwood([x for x in hand if x != c]), -UTILS.card_value(c), -c, c)
-        for c in hand
-    )
+    deadwood, _, _, card = min((_left(hand, c), -UTILS.card_value(c), -c, c) for c in hand)
     return deadwood, card
 
 
@@ -238,8 +240,7 @@ def _eager(state: Any, rng: random.Random) -> int:
     if phase == PHASE.KNOCK and len(hand) == 11:
         # Ties go to the lowest card id here, unlike _best_discard: changing it would
         # change hands already recorded (seed 8019523 in tests/data, for one).
-        return min(cards, key=lambda c: (UTILS.min_deadwood([x for x in hand if x != c]),
-                                         -UTILS.card_value(c)))  # fmt: skip
+        return min(cards, key=lambda c: (_left(hand, c), -UTILS.card_value(c)))
     if phase == PHASE.LAYOFF and not state.finished_layoffs():
         return rng.choice(cards) if cards else PASS
     group = UTILS.best_meld_group(hand) if len(hand) >= 3 else []
