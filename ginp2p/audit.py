@@ -290,21 +290,13 @@ def audit(
         records, torn = read_records(path)
     except FileCorrupt as exc:
         damage = [f"the file cannot be read as a game log: {exc}"]
-        # nothing in it was verified, so nobody can be said to owe anything
-        return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=())
-    damage = []
-    if torn is not None:
-        if torn.reason in ("incomplete", "zero bytes", "torn header"):
-            damage.append(
-                f"the file is torn: {torn.dropped} bytes at byte {torn.offset} are no "
-                f"whole record ({torn.reason})"
-            )
-        else:
-            damage.append(
-                f"unreadable bytes at byte {torn.offset} ({torn.reason}): the last "
-                f"{torn.dropped} bytes of the file were not read"
-            )
-    return _audit(records, damage, lazy_proofs, executor)
+    else:
+        if torn is None or torn.reason != "empty":
+            return _audit(records, [torn.text()] if torn is not None else [], lazy_proofs,
+                          executor)  # fmt: skip
+        damage = [torn.text()]
+    # nothing in it was verified, so nobody can be said to owe anything
+    return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=())
 
 
 def audit_records(
@@ -751,6 +743,9 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         scores = before[-1] if before else (0, 0)
     if cheat is not None and m is not None:  # a cheat forfeits, even a match already won
         winner, end = 1 - cheat.author, "cheat"
+    forfeit = (cheat.author, "cheat") if cheat is not None else table.forfeited
+    if m is None and forfeit is not None:  # the match ended before the first deal
+        scores, winner, end = (0, 0), 1 - forfeit[0], forfeit[1]
 
     hands = []
     for number in [0, *(h.number for h in table.hands)]:

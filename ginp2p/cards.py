@@ -12,6 +12,7 @@ rank - 1`` for natural cards, ``104 + n`` for the n-th joker.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
@@ -23,6 +24,7 @@ __all__ = [
     "Card",
     "CardParseError",
     "Suit",
+    "ascii_names",
     "card_order",
     "deck",
     "format_cards",
@@ -219,3 +221,21 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
 def format_cards(cards: Sequence[Card], *, ascii: bool = True) -> str:
     """Space-separated names, for messages and logs."""
     return " ".join(c.pretty(ascii=ascii) for c in cards)
+
+
+_PRETTY = re.compile("(10|[AJQK2-9])([♠♥♦♣])")
+
+
+#: The few other symbols the screens and sentences use, and their ASCII stand-ins.
+_SYMBOLS = str.maketrans({"·": "|", "…": "~", "─": "-", "▶": ">", "→": ">", "←": "<",
+                          "↓": "v", "↑": "^"})  # fmt: skip
+
+
+def ascii_names(text: str) -> str:
+    """``text`` with every card written with a suit symbol (``10♥``) written as its
+    code (``TH``), and the screens' other symbols (``·``, ``…``, arrows) in ASCII: for
+    sentences made with symbols (an audit's proof, a status line) shown where only
+    ASCII may be printed (``--ascii``, a console that cannot show ``♥``)."""
+    cards = _PRETTY.sub(lambda m: RANKS[_RANK_NAMES.index(m[1])] + "SHDC"["♠♥♦♣".index(m[2])],
+                        text)  # fmt: skip
+    return cards.translate(_SYMBOLS)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -57,8 +58,8 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
         else:
             line += r.end.value.replace("_", " ")
         if r.scored:
-            gainer = 0 if r.points[0] else 1
-            line += f" - {names[gainer]} scores {r.points[gainer]}"
+            scorers = [p for p in (0, 1) if r.points[p]] or [0 if r.knocker is None else r.knocker]
+            line += " - " + ", ".join(f"{names[p]} {r.points[p]:+d}" for p in scorers)
         print(f"{line:<52} {names[0]} {m.scores[0]:>3}  {names[1]} {m.scores[1]:>3}")
         if args.verbose:
             for p in (0, 1):
@@ -76,6 +77,36 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
         print(f"\n{names[m.winner]} wins the match ({m.end}): totals with bonuses "
               f"{names[0]} {m.totals[0]}, {names[1]} {m.totals[1]}")  # fmt: skip
     return 0
+
+
+def _seed(text: str) -> int:
+    """A match seed: a whole number, 0 or more (``random`` would treat -7 as 7)."""
+    try:
+        seed = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if seed < 0:
+        raise argparse.ArgumentTypeError(f"a seed is 0 or more, not {seed}")
+    return seed
+
+
+def _seconds(text: str) -> float:
+    """A time in seconds: 0 or more."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of seconds: {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"seconds are 0 or more, not {text}")
+    return value
+
+
+def _whole_seconds(text: str) -> int:
+    """A whole number of seconds, at least 1 (a claim timeout)."""
+    value = _seconds(text)
+    if value != int(value) or value < 1:
+        raise argparse.ArgumentTypeError(f"a whole number of seconds, at least 1, not {text}")
+    return int(value)
 
 
 def _cmd_rules(args: argparse.Namespace) -> int:
@@ -124,7 +155,7 @@ def _rules(args: argparse.Namespace) -> Any:
         name = name.strip().replace("-", "_")
         if not sep or name not in known or name == "name":
             raise UsageError(f"--set {item!r}: expected NAME=VALUE with NAME a rule setting "
-                             f"(see `ginp2p rules {rules.name}`)")  # fmt: skip
+                             f"other than name (see `ginp2p rules {rules.name}`)")  # fmt: skip
         changes[name] = _value(value)
     try:
         return rules.with_(**changes) if changes else rules
@@ -278,7 +309,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         linger=args.linger, expect_rules=expect, accept_rules=getattr(args, "yes", False),
         pair_code=args.pair_code, advertise=not getattr(args, "no_advertise", False),
         mdns_interface=getattr(args, "mdns_interface", None),
-        parent_pid=getattr(args, "parent_pid", None),
+        parent_pid=getattr(args, "parent_pid", None), out=_printer(args),
     )  # fmt: skip
     if not bot:
         setup.table = _table(args)
@@ -319,17 +350,24 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     setup = GameSetup(side, path, side.player, verbose=args.verbose,
                       connect_timeout=args.connect_timeout, linger=args.linger,
                       expect_rules=expect, accept_rules=side.player == "bot",
-                      parent_pid=getattr(args, "parent_pid", None))  # fmt: skip
+                      parent_pid=getattr(args, "parent_pid", None), out=_printer(args))  # fmt: skip
     if side.player != "bot":
         setup.table = _table(args)
-    computer = None
+    children: list[Any] = []
     if side.computer_game and side.role == "host":
-        computer = _spawn_computer(["--resume", side.computer_game], Path(side.computer_game))
+        game = side.computer_game
+
+        def on_listening(port: int, join: str, code: str) -> None:
+            # started once the port is known: `resume --port` may have moved it
+            children.append(_spawn_computer(["--resume", game, "--join", f"127.0.0.1:{port}"],
+                                            Path(game)))  # fmt: skip
+
+        setup.on_listening = on_listening
     try:
         return _run(setup, load_or_create_identity(), resume=True)
     finally:
-        if computer is not None:
-            _reap(computer, setup.linger + 5)
+        for child in children:
+            _reap(child, setup.linger + 5)
 
 
 def _run(setup: Any, identity: Any, *, resume: bool) -> int:
@@ -355,12 +393,14 @@ def _cmd_join(args: argparse.Namespace) -> int:
 
 
 def _cmd_bot(args: argparse.Namespace) -> int:
-    chosen = [x for x in (args.host, args.join, args.resume, args.discover) if x]
+    chosen = [x for x in (args.host, args.resume, args.discover) if x]
+    if args.join and not args.resume:
+        chosen.append(args.join)
     if len(chosen) != 1:
         raise UsageError("give exactly one of --host, --join HOST:PORT/KEY, --discover, "
                          "--resume FILE")  # fmt: skip
     if args.resume:
-        args.file = args.resume
+        args.file, args.address = args.resume, args.join  # --join: where the host is now
         return _resume(args, "bot")
     if args.join or args.discover:
         args.address = args.join
@@ -427,7 +467,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .session import GameSetup, PeerFile, new_game_path
 
     _check_common(args)
-    watch = args.watch or not sys.stdin.isatty()
+    watch = args.watch or not (sys.stdin.isatty() or args.plain)  # --plain: commands piped in
     player = "bot" if watch else "human"
     rules = _rules(args)
     name = args.name or ("Computer 1" if watch else _default_name(False))
@@ -451,10 +491,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
              "--linger", str(args.linger), "--connect-timeout", "30"], computer_game))  # fmt: skip
 
     lines: list[str] = []
+    show = _printer(args)
 
     def out(text: str) -> None:
         if not watch or not text.startswith(("hosting on", "pairing code", "game file")):
-            print(text, flush=True)
+            show(text)
         lines.append(text)
 
     setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
@@ -485,7 +526,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
 
     ident = load_or_create_identity()
     try:
-        if args.forget:
+        if args.forget is not None:
             try:
                 gone = peers.forget(args.forget)
             except LookupError as exc:
@@ -500,12 +541,14 @@ def _cmd_keys(args: argparse.Namespace) -> int:
     print(f"your fingerprint: {ident.fingerprint}")
     print(f"key file:         {ident.path}")
     if args.safety:
-        want = args.safety.casefold()
+        want = args.safety.strip().casefold()
         squash = "".join(c for c in want if c.isalnum())
         hits = [p for p in pinned if p.name.casefold() == want or
                 (squash and p.fingerprint.replace("-", "").startswith(squash))]  # fmt: skip
         if len(hits) != 1:
-            raise UsageError(f"{args.safety!r} matches {len(hits)} pinned peers")
+            listed = "".join(f"; {p.name} ({p.fingerprint})" for p in hits)
+            raise UsageError(f"{args.safety!r} matches {len(hits)} pinned peers{listed}"
+                             + ("; give more of the fingerprint" if hits else ""))  # fmt: skip
         p = hits[0]
         print(f"safety number with {p.name} ({p.fingerprint}):")
         print(f"  {peers.safety_number(ident.public_key, p.key)}")
@@ -525,13 +568,16 @@ def _cmd_games(args: argparse.Namespace) -> int:
     from .session import list_games
 
     directory = _log_dir(args)
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"{directory} is not a folder")
     games = list_games(directory) if directory.exists() else []
     if not games:
         print(f"no games in {directory}")
         return 0
-    print(f"{'date':<25} {'opponent':<16} {'preset':<14} {'result':<32} file")
+    wide = max(len("result"), *(len(g.result) for g in games))
+    print(f"{'date':<25} {'opponent':<16} {'preset':<14} {'result':<{wide}} file")
     for g in games:
-        print(f"{g.date:<25} {g.opponent[:16]:<16} {g.preset:<14} {g.result[:32]:<32} {g.path}")
+        print(f"{g.date:<25} {g.opponent[:16]:<16} {g.preset:<14} {g.result:<{wide}} {g.path}")
     return 0
 
 
@@ -563,7 +609,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return NO_VERDICT
     if args.hand is None:
-        print(json.dumps(report.to_json(), indent=2) if args.json else report.text())
+        print(json.dumps(report.to_json(), indent=2) if args.json else _printable(report.text()))
         return report.exit_code
     chosen = next((h for h in report.hands if h.hand == args.hand), None)
     if chosen is None:
@@ -578,27 +624,36 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                            "exit": chosen.verdict.exit_code}  # fmt: skip
         print(json.dumps(doc, indent=2))
     else:
-        print(report.text(only=args.hand))
+        print(_printable(report.text(only=args.hand)))
     return chosen.verdict.exit_code
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
     import json
 
+    from .cards import ascii_names
     from .export import document, text_lines
     from .replay import ReplayError, load
 
+    def fail(text: str) -> int:
+        print(f"ginp2p export: error: {text}", file=sys.stderr)
+        return 1
+
+    to_file = args.output not in (None, "-")
+    if to_file and _same_file(args.output, args.file):
+        return fail(f"{args.output} is the game log itself: write the export elsewhere")
     try:
         replay = load(args.file, find_secrets=False)
     except ReplayError as exc:
-        print(f"ginp2p export: error: {exc}", file=sys.stderr)
-        return 1
-    if args.format == "json":
-        text = json.dumps(document(replay), indent=2, ensure_ascii=False)
+        return fail(str(exc))
+    if args.format == "json":  # escaped where the console cannot show a suit
+        flat = not to_file and not encodes(sys.stdout, "♥♦♣♠")
+        text = json.dumps(document(replay), indent=2, ensure_ascii=flat)
     else:
-        ascii = args.ascii or not encodes(sys.stdout, "♥♦♣♠")
+        ascii = args.ascii or (not to_file and not encodes(sys.stdout, "♥♦♣♠"))
         text = "\n".join(text_lines(document(replay, symbols=not ascii), ascii=ascii))
-    if args.output is None:
+        text = ascii_names(text) if ascii else text
+    if not to_file:
         print(text)
         return 0
     try:
@@ -608,6 +663,29 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return 1
     print(f"wrote {args.output}", file=sys.stderr)
     return 0
+
+
+def _printer(args: argparse.Namespace) -> Any:
+    """``print`` for a game's lines, with card codes (``TH``) for ``--ascii`` or on a
+    console that cannot show suit symbols (line mode writes cards as ``10♥``)."""
+    from .cards import ascii_names
+
+    codes = getattr(args, "ascii", False) or not encodes(sys.stdout, "♥♦♣♠")
+    return lambda text: print(ascii_names(text) if codes else text, flush=True)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        return Path(a).samefile(b)
+    except OSError:  # one of them does not exist
+        return False
+
+
+def _printable(text: str) -> str:
+    """``text`` with its cards as codes (``TH``) if stdout cannot show suit symbols."""
+    from .cards import ascii_names
+
+    return text if encodes(sys.stdout, "♥♦♣♠") else ascii_names(text)
 
 
 def encodes(stream: Any, text: str) -> bool:
@@ -644,7 +722,7 @@ def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
     g.add_argument("--log-dir", metavar="DIR",
                    help="where to keep the game files (default: GINP2P_HOME/games or "
                    "~/.local/share/ginp2p/games)")  # fmt: skip
-    g.add_argument("--claim-timeout", type=int, default=120, metavar="SECONDS",
+    g.add_argument("--claim-timeout", type=_whole_seconds, default=120, metavar="SECONDS",
                    help="how long the other player may keep you waiting before you can claim "
                    "the match (host; default 120)")  # fmt: skip
     g.add_argument("--k", type=int, default=20,
@@ -665,7 +743,7 @@ def _mdns_options(p: argparse.ArgumentParser, host: bool) -> None:
     if host:
         p.add_argument("--no-advertise", action="store_true",
                        help="do not announce the game on the LAN (the join string still works)")
-    p.add_argument("--browse-time", type=float, default=3.0, metavar="SECONDS",
+    p.add_argument("--browse-time", type=_seconds, default=3.0, metavar="SECONDS",
                    help=argparse.SUPPRESS if host else
                    "how long to look for games on the LAN (default 3)")  # fmt: skip
 
@@ -680,11 +758,11 @@ def _host_options(p: argparse.ArgumentParser) -> None:
 
 def _connect_option(p: argparse.ArgumentParser, guest: bool = True) -> None:
     if guest:
-        p.add_argument("--connect-timeout", type=float, default=20.0, metavar="SECONDS",
+        p.add_argument("--connect-timeout", type=_seconds, default=20.0, metavar="SECONDS",
                        help="give up joining if the host does not answer (default 20)")
     else:
         p.set_defaults(connect_timeout=None)
-    p.add_argument("--linger", type=float, default=5.0, metavar="SECONDS",
+    p.add_argument("--linger", type=_seconds, default=5.0, metavar="SECONDS",
                    help="after the match, how long to wait for the other player to confirm "
                    "it has every entry (default 5)")  # fmt: skip
 
@@ -702,6 +780,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--version", action="version", version=f"ginp2p {__version__}")
     sub = ap.add_subparsers(dest="command", metavar="COMMAND")
+    ap.set_defaults(parsers=sub.choices)  # main() lets each command report its own errors
 
     play = sub.add_parser(
         "play", help="play a match against the computer (watch two if there is no terminal)",
@@ -742,7 +821,8 @@ def build_parser() -> argparse.ArgumentParser:
                          description="Play a whole match as the computer player, then exit.")
     mode = bot.add_argument_group("mode (one of)")
     mode.add_argument("--host", action="store_true", help="host the match")
-    mode.add_argument("--join", metavar="ADDRESS", help="join this host (HOST:PORT[/KEY])")
+    mode.add_argument("--join", metavar="ADDRESS", help="join this host (HOST:PORT[/KEY]); "
+                      "with --resume: where the host is now")  # fmt: skip
     mode.add_argument("--discover", nargs="?", const=True, metavar="NAME",
                       help="join the first game found on the LAN (or the one called NAME)")
     mode.add_argument("--resume", metavar="FILE", help="continue a saved game")
@@ -770,10 +850,11 @@ def build_parser() -> argparse.ArgumentParser:
     keys = sub.add_parser("keys", help="your key and fingerprint; paired players",
                           description="Show your key and fingerprint and the players you "
                           "paired with; a safety number; forget a player.")  # fmt: skip
-    keys.add_argument("--safety", metavar="PEER",
-                      help="the safety number with a paired player (name or fingerprint)")
-    keys.add_argument("--forget", metavar="PEER",
-                      help="unpin a player (name or fingerprint start): pair again next time")
+    one = keys.add_mutually_exclusive_group()
+    one.add_argument("--safety", metavar="PEER",
+                     help="the safety number with a paired player (name or fingerprint)")
+    one.add_argument("--forget", metavar="PEER",
+                     help="unpin a player (name or fingerprint start): pair again next time")
     keys.set_defaults(func=_cmd_keys)
 
     games = sub.add_parser("games", help="list the saved games",
@@ -836,35 +917,55 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("text", "json"), default="text",
                         help="text for people (default) or JSON (schema in docs/audit.md)")
     export.add_argument("--ascii", action="store_true", help="text: cards as 7H/TS")
-    export.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    export.add_argument("-o", "--output", metavar="FILE",
+                        help="write to FILE (UTF-8), not stdout ('-': stdout)")
     export.set_defaults(func=_cmd_export)
 
     selfplay = sub.add_parser("selfplay",
-                              help="two computer players in one process, engine only (fast)")
+                              help="two computer players in one process, engine only (fast)",
+                              description="Two computer players play one whole match through "
+                              "the rules engine, in this process (no network, no log): a quick "
+                              "look at a preset.")  # fmt: skip
     selfplay.add_argument("--preset", default="classic", choices=PRESET_NAMES,
                           help="rules to play (default: classic)")  # fmt: skip
     selfplay.add_argument("--set", action="append", metavar="NAME=VALUE",
                           help="change one rule setting (repeatable)")
-    selfplay.add_argument("--seed", type=int, help="replay a match exactly (default: random)")
+    selfplay.add_argument("--seed", type=_seed, help="replay a match exactly: 0 or more "
+                          "(default: random)")  # fmt: skip
     selfplay.add_argument("-v", "--verbose", action="store_true", help="show every showdown")
     selfplay.set_defaults(func=_cmd_selfplay)
 
-    rules = sub.add_parser("rules", help="list the presets, or show one preset's settings")
-    rules.add_argument("preset", nargs="?", choices=PRESET_NAMES)
+    rules = sub.add_parser("rules", help="list the presets, or show one preset's settings",
+                           description="Without PRESET, the preset names; with one, every "
+                           "setting of it (the names --set takes). docs/rules.md explains "
+                           "the presets for players.")  # fmt: skip
+    rules.add_argument("preset", nargs="?", choices=PRESET_NAMES, metavar="PRESET",
+                       help=f"one of {', '.join(PRESET_NAMES)}")
     rules.set_defaults(func=_cmd_rules)
     return ap
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
-    args = ap.parse_args(argv)
+    args, extra = ap.parse_known_args(argv)
     if not getattr(args, "func", None):
+        if extra:
+            ap.error(f"unrecognized arguments: {' '.join(extra)}")
         ap.print_help()
         return 0
+    if extra:  # each command's own parser says it (audit exits NO_VERDICT, not 2)
+        args.parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
+    _never_unprintable()
+    warnings.formatwarning = _warning_line
+    from .log import IdentityError
+
     try:
         return int(args.func(args))
     except UsageError as exc:
         ap.exit(2, f"ginp2p {args.command}: error: {exc}\n")
+    except IdentityError as exc:
+        print(f"ginp2p {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -874,6 +975,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     return 0
+
+
+def _warning_line(message: Any, category: Any, *_: Any, **__: Any) -> str:
+    """A warning for the player, not a source line (a torn tail cut, a key's mode)."""
+    return f"ginp2p: warning: {message}\n"
+
+
+def _never_unprintable() -> None:
+    """On a console that cannot show a character (cp1252, ``PYTHONIOENCODING=ascii``)
+    print ``?`` for it instead of failing; card names are made ASCII where it matters
+    (see :func:`ginp2p.cards.ascii_names`)."""
+    for stream in (sys.stdout, sys.stderr):
+        if not encodes(stream, "♥♦♣♠─·▶…") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
 
 
 if __name__ == "__main__":

@@ -14,6 +14,7 @@ Peer bytes never raise here: :meth:`Log.add` returns a typed :class:`Added`.
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import os
 import stat
@@ -50,6 +51,7 @@ __all__ = [
     "Log",
     "LogError",
     "LogFile",
+    "NotAFile",
     "Outcome",
     "Owed",
     "Placed",
@@ -824,17 +826,34 @@ class FileCorrupt(FileError):
     """Bytes in the file that are no record and no torn tail (not a crash artefact)."""
 
 
+class NotAFile(FileCorrupt):
+    """A path that names a pipe or a device: reading it could block or never end."""
+
+
 class TornTailWarning(UserWarning):
     """The file ended inside a record (a crash while writing); it was cut back."""
 
 
 @dataclass(frozen=True, slots=True)
 class Torn:
-    """A torn tail that was cut: the file now ends at ``offset``."""
+    """Bytes after the last whole record: ``dropped`` bytes from ``offset`` (a writer
+    cuts them; a reader only reports them). ``reason``: "incomplete" (a torn last
+    record), "zero bytes", "torn header", "empty" (no header at all), or why the bytes
+    are no record."""
 
     offset: int
     dropped: int
     reason: str
+
+    def text(self) -> str:
+        """The damage in words, as the audit and the replay report it."""
+        if self.reason == "empty":
+            return "the file is empty: it holds no header and no entry"
+        if self.reason in ("incomplete", "zero bytes", "torn header"):
+            return (f"the file is torn: {self.dropped} bytes at byte {self.offset} are no "
+                    f"whole record ({self.reason})")  # fmt: skip
+        return (f"unreadable bytes at byte {self.offset} ({self.reason}): the last "
+                f"{self.dropped} bytes of the file were not read")  # fmt: skip
 
 
 MAX_RECORD = ev.MAX_WIRE
@@ -990,13 +1009,20 @@ def read_records(
     For the audit, which must not change the file it judges. Whatever follows the last
     whole record comes back as a :class:`Torn` (nothing is cut): ``reason`` is
     "incomplete" for a torn last record, "zero bytes" for a zero-filled tail, else why
-    the bytes are no record. FileCorrupt if the file is not of this kind at all.
+    the bytes are no record, "empty" for an empty file. FileCorrupt if the file is not
+    of this kind at all, or not a regular file (a pipe or a device could block or
+    never end).
     """
     magic = LogFile.MAGIC if magic is None else magic
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(mode):
+        raise NotAFile(f"{path} is a pipe or a device, not a file")
     data = Path(path).read_bytes()
     parsed = _parse_file(data, path, magic)
     if parsed is None:
-        return [], Torn(0, len(data), "torn header") if data else None
+        return [], Torn(0, len(data), "torn header" if data else "empty")
     records, end, why = parsed
     if end == len(data):
         return records, None
@@ -1238,17 +1264,31 @@ def _read_identity(path: Path) -> Identity:
         if len(seed) != 32:
             raise ValueError("a seed has 32 bytes")
     except (ValueError, IndexError) as exc:
-        raise IdentityError(f"{path} is not a ginp2p identity: {exc}") from exc
+        raise IdentityError(
+            f"{path} is not a ginp2p identity ({exc}); restore it from a backup, or move it "
+            "away to make a new key (every paired player must then pair with you again)"
+        ) from exc
     return Identity(nacl.signing.SigningKey(seed), path)
 
 
 def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Identity:
-    """The user's key, created (mode 0600, atomically) on first use."""
+    """The user's key, created (mode 0600, atomically) on first use. IdentityError
+    (never a new key in its place) if the key or its folder cannot be used."""
     directory = config_dir(home)
-    directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        why = "it is not a folder" if directory.exists() else exc.strerror or str(exc)
+        raise IdentityError(f"cannot keep your key in {directory}: {why} "
+                            "(set GINP2P_HOME to a folder you can write)") from exc  # fmt: skip
     path = directory / IDENTITY_FILE
     if path.exists():
-        return _read_identity(path)
+        if not path.is_file():
+            raise IdentityError(f"your key {path} is not a file; move it away")
+        try:
+            return _read_identity(path)
+        except OSError as exc:
+            raise IdentityError(f"cannot read your key {path}: {exc.strerror or exc}") from exc
     seed = os.urandom(32)
     tmp = directory / f".{IDENTITY_FILE}.{os.getpid()}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)

@@ -133,14 +133,14 @@ def _locked(home: Home) -> Iterator[Path]:
 
 
 def pin(key: bytes, name: str, *, home: Home = None, when: datetime | None = None) -> Peer:
-    """Pin ``key`` under ``name``. Pinning a known key again renames it and keeps
-    the date it was first paired."""
+    """Pin ``key`` under ``name``. Pinning a known key again renames it (an empty
+    ``name`` keeps the old one) and keeps the date it was first paired."""
     if len(key) != 32:
         raise ValueError(f"a public key has 32 bytes, not {len(key)}")
-    name = name.strip() or fingerprint(key)
     with _locked(home) as path:
         peers = _read(path)
         old = next((p for p in peers if p.key == key), None)
+        name = name.strip() or (old.name if old else fingerprint(key))
         paired = old.paired if old else (when or datetime.now(UTC)).replace(microsecond=0)
         peer = Peer(name, key, paired)
         peers = [p for p in peers if p.key != key] + [peer]

@@ -32,7 +32,17 @@ from . import shuffle as sh
 from .audit import Report, fold_records, judge
 from .cards import Card
 from .engine import Action, Declaration, HandResult, HandState, Phase
-from .log import GUEST, HOST, Entry, FileCorrupt, Linear, Owed, SecretsFile, read_records
+from .log import (
+    GUEST,
+    HOST,
+    Entry,
+    FileCorrupt,
+    Linear,
+    NotAFile,
+    Owed,
+    SecretsFile,
+    read_records,
+)
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, HandDealt, HandFold, Moved, Table
@@ -546,6 +556,8 @@ def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]]
         raise ReplayError(f"{p}: no such file") from None
     except IsADirectoryError:
         raise ReplayError(f"{p} is a directory, not a game log") from None
+    except NotAFile as exc:
+        raise ReplayError(str(exc)) from None
     except FileCorrupt as exc:
         raise ReplayError(f"{exc} (not a ginp2p game log)") from None
     except OSError as exc:
@@ -553,23 +565,19 @@ def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]]
     extra = [Path(s) for s in secrets]
     owner, beside = _beside(p)
     found = list(dict.fromkeys((beside if find_secrets else []) + extra))
-    replay = load_records(records, torn=torn is not None, secrets=found, path=p,
-                          required=extra)  # fmt: skip
+    replay = load_records(records, damage=[torn.text()] if torn is not None else [],
+                          secrets=found, path=p, required=extra)  # fmt: skip
     replay.owner = owner
-    if torn is not None:
-        replay.notes.insert(
-            0,
-            f"the file is torn: its last {torn.dropped} bytes are no whole "
-            f"entry ({torn.reason}); the entries before them are replayed",
-        )
     return replay
 
 
-def load_records(records: Sequence[bytes], *, torn: bool = False,
+def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
                  secrets: Iterable[Path] = (), path: Path | None = None,
                  required: Sequence[Path] = ()) -> Replay:  # fmt: skip
-    """The replay of a log's wire records (see :func:`load`). ``required`` secrets
-    files must be readable and belong to the game; others are used if they do."""
+    """The replay of a log's wire records (see :func:`load`). ``damage``: what reading
+    the file found wrong (a torn tail). ``required`` secrets files must be readable and
+    belong to the game; others are used if they do. The notes say what the audit found
+    damaged and how much of the file could be replayed."""
     snaps: list[_Snap] = []
     folding: list[Table] = []
 
@@ -580,7 +588,7 @@ def load_records(records: Sequence[bytes], *, torn: bool = False,
         snaps.append(_snap(t))
 
     folded = fold_records(records, on_step=keep)
-    report = judge(folded, ["the file ends inside a record (a torn tail)"] if torn else [])
+    report = judge(folded, list(damage))
     lin, table, hand_of = folded.lin, folded.table, folded.hand_of
     if not lin.order:
         raise ReplayError(
@@ -592,7 +600,10 @@ def load_records(records: Sequence[bytes], *, torn: bool = False,
     public = {h.number: dict(h.known) for h in table.hands}
     private: tuple[dict[int, dict[int, Card]], dict[int, dict[int, Card]]] = ({}, {})
     owners: list[Path | None] = [None, None]
-    notes: list[str] = []
+    notes = [f"damaged: {d}" for d in report.damage]
+    if len(lin.order) < report.entries:
+        notes.append(f"only the first {len(lin.order)} of the file's {report.entries} entries "
+                     "can be replayed")  # fmt: skip
     for sp in secrets:
         try:
             seeds = _read_secrets(sp)

@@ -9,8 +9,9 @@ The defaults are the ``classic`` preset's values.
 
 from __future__ import annotations
 
+import types
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args, get_origin, get_type_hints
 
 __all__ = ["PRESETS", "RuleSet", "get_preset"]
 
@@ -127,7 +128,22 @@ class RuleSet:
         return self.deck_size - 2 * self.hand_size - 1
 
     def validate(self) -> None:
-        """Raise ``ValueError`` if the settings cannot describe a game."""
+        """Raise ``ValueError`` if the settings cannot describe a game.
+
+        Every setting must have its declared type (a rule set also arrives from the
+        other peer and from ``--set``, so ``"abc"`` must not reach the engine)."""
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not _fits(value, _HINTS[f.name]):
+                raise ValueError(f"{f.name} must be {_kind(_HINTS[f.name])}, not {value!r}")
+        for name in _AT_LEAST_ONE:
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise ValueError(f"{name} must be at least 1, not {value}")
+        if self.knock_limit is not None and self.knock_limit < 0:
+            raise ValueError(f"knock_limit must not be negative, not {self.knock_limit}")
+        if self.joker_value < 0:
+            raise ValueError(f"joker_value must not be negative, not {self.joker_value}")
         if self.deck_size not in (52, 104, 108):
             raise ValueError(f"deck_size must be 52, 104 or 108, not {self.deck_size}")
         if not 3 <= self.hand_size <= 13:
@@ -159,6 +175,32 @@ class RuleSet:
         rules = replace(self, **changes)
         rules.validate()
         return rules
+
+
+_HINTS: dict[str, Any] = get_type_hints(RuleSet)
+#: Counts where 0 would end every match or hand at once.
+_AT_LEAST_ONE = ("game_target", "max_discard_draws", "layoffs_per_run_end", "gin_streak_wins")
+
+
+def _fits(value: Any, hint: Any) -> bool:
+    """Whether ``value`` has the type ``hint`` (``True`` is not an int here)."""
+    if get_origin(hint) is Literal:
+        return any(type(value) is type(a) and value == a for a in get_args(hint))
+    if isinstance(hint, types.UnionType):
+        return any(_fits(value, a) for a in get_args(hint))
+    if hint is type(None):
+        return value is None
+    return type(value) is hint
+
+
+def _kind(hint: Any) -> str:
+    """``hint`` in words, for an error message."""
+    if get_origin(hint) is Literal:
+        return "one of " + ", ".join(map(str, get_args(hint)))
+    if isinstance(hint, types.UnionType):
+        return " or ".join(_kind(a) for a in get_args(hint))
+    words = {int: "a whole number", bool: "true or false", str: "text", type(None): "none"}
+    return words.get(hint, str(hint))
 
 
 CLASSIC = RuleSet()

@@ -42,11 +42,14 @@ from .events import LocalProtocolError
 from .log import (
     GUEST,
     HOST,
+    Entry,
     FileLocked,
     Identity,
+    Log,
     LogError,
     LogFile,
     SecretsFile,
+    fingerprint,
     secrets_path,
 )
 from .match import MatchEnd
@@ -80,7 +83,7 @@ from .protocol import (
     Waiting,
 )
 from .rules import RuleSet
-from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved
+from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved, Table
 
 __all__ = [
     "Act",
@@ -667,7 +670,7 @@ class Session:
         connect_timeout: float | None = None,
         net_version: int = NET_VERSION,
         game_path: Path | None = None,
-        on_peer_key: Callable[[bytes], None] | None = None,
+        on_hello: Callable[[Entry], None] | None = None,
         on_pair: Callable[[PairFrame, bytes], None] | None = None,
         clock: Callable[[], float] = time.monotonic,
         tick: float = 0.2,
@@ -686,7 +689,7 @@ class Session:
         self.connect_timeout = connect_timeout
         self.net_version = net_version
         self.game_path = game_path
-        self.on_peer_key = on_peer_key
+        self.on_hello = on_hello  # the opponent's hello, once it is stored
         self.on_pair = on_pair
         self.clock = clock
         self.tick_s = tick
@@ -700,7 +703,7 @@ class Session:
         self._started = 0.0
         self._last_heard = 0.0
         self._last_have = 0.0
-        self._peer_key_known = proto.log.key(proto.opponent) is not None
+        self._hello_seen = False
         self._crash = _crash_point()
         self._own_sends = 0
         self._handshake_failures = 0
@@ -894,12 +897,12 @@ class Session:
             await self._on_command(item)
 
     async def _after(self) -> None:
-        """After every item: note a newly known opponent key, finish, let the player act."""
+        """After every item: note the opponent's hello, finish, let the player act."""
         p = self.proto
-        if not self._peer_key_known and (key := p.log.key(p.opponent)) is not None:
-            self._peer_key_known = True
-            if self.on_peer_key is not None:
-                self.on_peer_key(key)
+        if not self._hello_seen and (hello := p.log.hello(p.opponent)) is not None:
+            self._hello_seen = True
+            if self.on_hello is not None:
+                self.on_hello(hello)
         if p.refused is not None and self.rules_pending is not None and not self._rules_declined:
             if not self._rules_asked:
                 self._rules_asked = True
@@ -977,6 +980,10 @@ class Session:
         ep = self.endpoint
         late = self.connect_timeout is not None and now - self._started > self.connect_timeout
         if isinstance(ep, GuestEndpoint) and late and not ep.ever_connected:
+            if self.proto.finished:  # a finished match resumed: nothing was missing
+                self._end(0, "over", f"the match is over; the host at {ep.host}:{ep.port} is "
+                          "not running, and nothing more is owed")  # fmt: skip
+                return
             self._end(1, "error",
                       f"no answer from the host at {ep.host}:{ep.port} within "
                       f"{self.connect_timeout:g} s: is it running, is the address right, and "
@@ -1106,6 +1113,10 @@ class Session:
     async def _check_done(self) -> None:
         p = self.proto
         if not p.finished:
+            if self.finishing is not None:  # an entry sent before the claim beat it
+                self.finishing = None
+                self.say("the match goes on: the claim that ended it was beaten by an entry "
+                         "sent before it")  # fmt: skip
             return
         now = self.now()
         if self.finishing is None:
@@ -1114,8 +1125,8 @@ class Session:
         confirmed = self.peer_have == p.have()
         if confirmed or now - self.finishing > self.linger:
             await self._send(ByeFrame("the match is over"))
-            m = p.table.match
-            end = m.end if m is not None else None
+            m, forfeit = p.table.match, p.table.forfeited
+            end = m.end if m is not None else forfeit[1] if forfeit is not None else None
             note = "" if confirmed else " (could not confirm the other player has every entry)"
             self._end(0, "over", f"the match is over ({end}){note}")
 
@@ -1201,8 +1212,9 @@ async def admit_guest(
                 await asyncio.sleep(0.05)  # let the bye go before the connection is cut
                 await endpoint.drop_connections()
                 if gate.refused is not None:
-                    raise JoinError(f"{gate.refused}: start hosting again for a new code") from None
-                say(f"{gate.attempts_left} pairing attempts left with this code")
+                    raise JoinError(f"{gate.refused} (hosting again makes one)") from None
+                left = gate.attempts_left
+                say(f"{left} pairing attempt{'' if left == 1 else 's'} left with this code")
                 continue
             if reply is not None:
                 await endpoint.send(PairFrame(reply), to=peer)
@@ -1233,15 +1245,7 @@ async def admit_guest(
 
 
 def fingerprint_curve(curve: bytes) -> str:
-    from .log import fingerprint as fp
-
-    return "curve " + fp(curve)[:9]
-
-
-def fingerprint(key: bytes) -> str:
-    from .log import fingerprint as fp
-
-    return fp(key)
+    return "curve " + fingerprint(curve)[:9]
 
 
 async def pair_with_host(
@@ -1345,6 +1349,33 @@ def _lan_address(bind: str) -> str:
     return socket.gethostname()
 
 
+def _pin_name(hello: Entry) -> None:
+    """A paired player is pinned under the name its hello gives, as soon as the hello
+    is stored (pairing pins the key alone; a game cut short must not leave it nameless)."""
+    from . import peers
+
+    key, name = hello.body.key, hello.body.name
+    if name and peers.is_pinned(key):
+        with contextlib.suppress(Exception):
+            peers.pin(key, name)
+
+
+def _saved_game(logfile: LogFile, me: int, identity: Identity) -> bool:
+    """Whether the saved match is finished (nothing owed either way). RuntimeError if it
+    was played with another key: its entries would be refused by the log and the peer."""
+    log, _ = Log.from_records(logfile.records)
+    mine = log.key(me)
+    if mine is not None and mine != identity.public_key:
+        raise RuntimeError(
+            f"{logfile.path} was played with the key {fingerprint(mine)}, not with yours "
+            f"({identity.fingerprint}): resume it with the GINP2P_HOME it was played from"
+        )
+    # only whether anything is owed: the opened hands' proofs can wait for the real fold
+    table = Table(me, lazy_proofs={e.body.hand for e in log.entries() if e.kind == "open"})
+    table.update(log.linear())
+    return table.finished
+
+
 def open_game(path: Path) -> tuple[LogFile, SecretsFile]:
     """Open (creating) a game's log and secrets, locked; a clear error if in use."""
     try:
@@ -1397,11 +1428,16 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         return 1
     logfile: LogFile | None = None
     secrets: SecretsFile | None = None
+    over = False
     try:  # a resumed game is locked before its port is taken again
         if resume:
             logfile, secrets = open_game(path)
+            over = _saved_game(logfile, HOST if side.role == "host" else GUEST, identity)
     except Exception as exc:
         say(f"error: {exc}")
+        for f in (logfile, secrets):
+            if f is not None:
+                f.close()
         return 1
     known: dict[bytes, bytes] = {}  # CURVE key -> Ed25519 key of admitted guests
     endpoint: HostEndpoint | GuestEndpoint
@@ -1448,10 +1484,8 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
                 setup.on_listening(port, join, "")
         else:
             assert peer_key is not None  # checked above: a guest knows the host's key
-            say(f"joining {side.host}:{side.port}")
-            await endpoint.start()
-            code = setup.pair_code
-            if not resume and code is None and not peers.is_pinned(peer_key):
+            code = setup.pair_code  # asked before connecting: a half-made connection
+            if not resume and code is None and not peers.is_pinned(peer_key):  # alarms the host
                 if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
                     code = await ask_line("first game with this host: its pairing code? ")
                 if not code:
@@ -1464,6 +1498,8 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
                     canonical_code(code)
                 except ValueError as exc:
                     raise JoinError(str(exc)) from None
+            say(f"joining {side.host}:{side.port}")
+            await endpoint.start()
             await pair_with_host(endpoint, identity, peer_key, code, say,
                                  setup.connect_timeout)  # fmt: skip
         if ad is not None:
@@ -1472,14 +1508,18 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if logfile is None:
             logfile, secrets = open_game(path)
     except (NetError, JoinError, RuntimeError, OSError) as exc:
-        say(f"error: {exc}")
+        if over:  # only the host could have lacked an entry, and it is not there
+            say(f"the match is over and nothing is owed (the host could not be reached to "
+                f"compare logs: {exc})")
+        else:
+            say(f"error: {exc}")
         for f in (logfile, secrets):
             if f is not None:
                 f.close()
         if ad is not None:
             await ad.close()
         await endpoint.close()
-        return 1
+        return 0 if over else 1
     assert logfile is not None and secrets is not None
     sidecar = peer_path(path)
     empty = False
@@ -1506,16 +1546,12 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
             connect_timeout=setup.connect_timeout if side.role == "guest" else None,
             game_path=path, expect_rules=setup.expect_rules,
             accept_rules=setup.accept_rules or setup.player == "bot",
-            parent_pid=setup.parent_pid,
+            parent_pid=setup.parent_pid, on_hello=_pin_name,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
         if table is not None:
             session.ping_every = 5.0
         result = await (table.play(session) if table is not None else session.run())
-        name = proto.table.names[proto.opponent]
-        if name and peer_key is not None and peers.is_pinned(peer_key):
-            with contextlib.suppress(Exception):
-                peers.pin(peer_key, name)  # the name it was paired under: its own
         if result.status == "error" and not resume and not logfile.records:
             say(f"error: {result.message}")
             empty = True  # nothing was played: no files left behind
@@ -1567,7 +1603,7 @@ def list_games(directory: Path) -> list[GameInfo]:
         opponent, preset, result = "?", "?", "not started"
         try:
             r = audit(path)
-            opponent = r.names[1 - me] or "?"
+            opponent = (r.names[1 - me] or "?") if r.entries else "?"
             preset = r.preset or "?"
             if r.scores is not None:
                 mine, theirs = r.scores[me], r.scores[1 - me]
@@ -1577,7 +1613,9 @@ def list_games(directory: Path) -> list[GameInfo]:
                     result = f"unfinished, {mine}-{theirs}"
             if r.verdict.value not in ("clean", "incomplete"):
                 result += f" [audit: {r.verdict.value}]"
-        except Exception as exc:
+        except OSError as exc:
+            result = f"unreadable: {exc.strerror or exc}"
+        except Exception as exc:  # one bad file must not hide the others
             result = f"unreadable ({type(exc).__name__})"
         date = side.created if side is not None and side.created else time.strftime(
             "%Y-%m-%dT%H:%M:%S", time.localtime(path.stat().st_mtime))  # fmt: skip

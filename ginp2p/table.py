@@ -416,9 +416,24 @@ class Table:
 
     @property
     def finished(self) -> bool:
-        """The match is over and nothing more is owed."""
-        m = self._s.match
-        return m is not None and m.over and not self.owed()
+        """The match is over and nothing more is owed. A claim, a resign or a cheat
+        ends it even before the first deal, when there is no match state yet."""
+        s = self._s
+        over = s.match is not None and s.match.over
+        return (over or self.forfeited is not None) and not self.owed()
+
+    @property
+    def forfeited(self) -> tuple[int, str] | None:
+        """Who lost the match by forfeit and how ("cheat", "resign", "claim"), also
+        before the first deal (when there is no match state to say it); else None."""
+        s = self._s
+        if s.cheat is not None:
+            return s.cheat.author, "cheat"
+        if s.resigned is not None:
+            return s.resigned, "resign"
+        if s.claims:
+            return s.claims[-1].body.owed_author, "claim"
+        return None
 
     def hand_state(self) -> HandState | None:
         """The engine's hand with everything the observer knows (None between hands)."""
@@ -436,17 +451,15 @@ class Table:
             return [Owed(HOST, frozenset({"hello"}), "the host's hello")]
         if s.hellos[GUEST] is None:
             return [Owed(GUEST, frozenset({"hello"}), "the guest's hello")]
+        if self.forfeited is not None:  # (a claim on the nonce ends it before any deal)
+            return []
         if s.host_nonce is None:
             return [Owed(HOST, frozenset({"nonce"}), "the opening of the host's nonce")]
-        if s.cheat is not None or s.resigned is not None:
-            return []
         if s.pending_dispute is not None:
             owing, _, hand, _ = s.pending_dispute
             return [Owed(owing, frozenset({"open"}), f"the seeds of hand {hand} (disputed)")]
         h, m = s.hand, s.match
         if h is None or m is None:
-            return []
-        if m.over and m.end in (MatchEnd.CLAIM, MatchEnd.RESIGN, MatchEnd.CHEAT):
             return []
         kind, who = h.stage()
         if kind == "done":
@@ -1010,7 +1023,7 @@ class Table:
         verdict = self._claim_verdicts.get(e.id)
         if verdict is None or verdict.verdict in (Verdict.INVALID, Verdict.BEATEN):
             return
-        if s.resigned is not None or (s.match is not None and s.match.end is MatchEnd.CLAIM):
+        if s.resigned is not None or s.claims:
             return  # a concurrent resign or claim, placed first, ended the match: no effect
         b = e.body
         owed = [o for o in self.owed() if o.author == b.owed_author]

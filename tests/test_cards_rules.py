@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ginp2p.cards import Card, CardParseError, Suit, deck, parse_card, parse_cards
+from ginp2p.cards import Card, CardParseError, Suit, ascii_names, deck, parse_card, parse_cards
 from ginp2p.rules import PRESETS, RuleSet, get_preset
 
 
@@ -72,3 +72,42 @@ def test_bad_settings_are_refused() -> None:
         RuleSet.from_dict({"knock_limt": 7})
     with pytest.raises(ValueError, match="deck_size"):
         PRESETS["classic"].with_(deck_size=50)
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"game_target": "abc"}, "game_target must be a whole number, not 'abc'"),
+        ({"knock_limit": "7"}, "knock_limit must be a whole number or none"),
+        ({"ace_high": "maybe"}, "ace_high must be true or false"),
+        ({"gin_bonus": True}, "gin_bonus must be a whole number, not True"),
+        ({"scoring": "bogus"}, "scoring must be one of difference, lower_scores, own_deadwood"),
+        ({"stock_end": "never"}, "stock_end must be one of void, count, wall"),
+        ({"game_target": 0}, "game_target must be at least 1"),
+        ({"knock_limit": -1}, "knock_limit must not be negative"),
+        ({"max_discard_draws": 0}, "max_discard_draws must be at least 1"),
+    ],
+)
+def test_a_setting_of_the_wrong_kind_is_refused_by_name(change: dict, says: str) -> None:
+    """Rules arrive from ``--set`` and from the other peer: a wrong type never reaches
+    the engine, and the message names the setting."""
+    with pytest.raises(ValueError, match=says):
+        PRESETS["classic"].with_(**change)
+    with pytest.raises(ValueError, match=says):
+        RuleSet.from_dict({**PRESETS["classic"].to_dict(), **change})
+
+
+def test_settings_that_presets_use_stay_allowed() -> None:
+    classic = PRESETS["classic"]
+    assert classic.with_(knock_limit=None).knock_limit is None  # close at any time
+    assert classic.with_(gin_bonus=-10).gin_bonus == -10  # rumino's gain
+    assert classic.with_(knock_limit=0).knock_limit == 0  # gin only
+
+
+@given(st.lists(st.sampled_from(deck(108)), max_size=12), st.sampled_from([", ", " ", "; "]))
+def test_ascii_names_turn_symbols_into_codes_and_touch_nothing_else(cards: list[Card],
+                                                                    sep: str) -> None:  # fmt: skip
+    pretty = f"claimed gin with {sep.join(c.pretty() for c in cards)} (rule 10)"
+    plain = ascii_names(pretty)
+    assert plain == f"claimed gin with {sep.join(c.code for c in cards)} (rule 10)"
+    assert plain.isascii()

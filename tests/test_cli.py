@@ -70,6 +70,22 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
         listed.stdout
 
 
+def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
+    """`play --plain` with a pipe is the person, not two computers: the commands come
+    from the pipe, and with --ascii no card is written with a suit symbol."""
+    me = Peer(tmp_path, ["play", "--plain", "--ascii", *SHORT, "--linger", "1"],
+              name="scripted", stdin=subprocess.PIPE)  # fmt: skip
+    dealt = me.wait_for(r"your cards ([^;\n]*); upcard (\S+)")
+    assert re.fullmatch(r"([2-9TJQKA][SHDC] ?){10}", dealt.group(1).strip()), dealt.group(0)
+    assert re.fullmatch(r"[2-9TJQKA][SHDC]", dealt.group(2)), dealt.group(0)
+    assert me.proc.stdin is not None
+    me.proc.stdin.write(b"help\nquit\n")
+    me.proc.stdin.close()
+    assert me.wait() == 0, me.output
+    assert "commands (cards as" in me.output and "ginp2p resume" in me.output
+    assert "two computer players" not in me.output and me.output.isascii()
+
+
 def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     import pexpect  # a test dependency: this test drives a real terminal
     env = dict(os.environ, GINP2P_HOME=str(tmp_path))

@@ -400,6 +400,7 @@ def test_peers_pin_rename_forget(tmp_path: Path) -> None:
     peers.pin(c, "bob", home=tmp_path)
     again = peers.pin(a, "Alice B.", home=tmp_path)
     assert again.paired == first  # the first pairing date is kept
+    assert peers.pin(a, " ", home=tmp_path).name == "Alice B."  # paired again: name kept
     assert [p.name for p in peers.all(home=tmp_path)] == ["Alice B.", "Bob", "bob"]
     with pytest.raises(LookupError, match="matches 2 peers"):
         peers.forget("BOB", home=tmp_path)

@@ -30,9 +30,22 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
     before = entries(ours)
     assert before, "the game stored entries before it died"
 
-    again = _ginp2p(tmp_path, "resume", str(ours), "--linger", "3")
+    # on another port (`--port 0`: any free one): the computer must follow the host there
+    again = _ginp2p(tmp_path, "resume", str(ours), "--linger", "3", "--port", "0")
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"resumed from {len(before)} stored entries" in again.stdout
     assert "MATCH OVER" in again.stdout
     assert before <= entries(ours)
     assert_same_and_clean(ours, theirs)
+
+    # the finished guest side: the host is gone, and that is no error
+    computer_home = tmp_path / "computer"
+    done = _ginp2p(computer_home, "resume", "--bot", str(theirs), "--connect-timeout", "2")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the match is over and nothing is owed" in done.stdout
+    # another player's key cannot carry on this game: one line, the file untouched
+    after = ours.read_bytes()
+    other = _ginp2p(tmp_path / "someone-else", "resume", str(ours))
+    assert other.returncode == 1 and "Traceback" not in other.stderr
+    assert "was played with the key" in other.stdout
+    assert ours.read_bytes() == after

@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 
 from ginp2p import bot, engine, match, shuffle
 from ginp2p import events as ev
+from ginp2p.audit import audit_records
 from ginp2p.cards import Card, deck
 from ginp2p.engine import DeckKnowledge
 from ginp2p.fakelink import FakeLink, Faults, Side, bot_player, make_pair
@@ -47,7 +48,7 @@ from ginp2p.protocol import (
     Send,
 )
 from ginp2p.rules import RuleSet, get_preset
-from ginp2p.table import CheatDetected, HandDealt, Table
+from ginp2p.table import CheatDetected, HandDealt, MatchOver, Table
 
 POOL = ThreadPoolExecutor(2)
 FAULTS = Faults(drop=0.05, duplicate=0.05, reorder=0.3, disconnect=0.01)
@@ -518,6 +519,27 @@ def test_no_claim_before_both_hellos() -> None:
     assert host.proto.claimable() is None
     with pytest.raises(ev.LocalProtocolError):
         host.proto.claim()
+
+
+def test_a_claim_before_the_first_deal_ends_the_match_once() -> None:
+    """A host that stops after its hello never opens its nonce: the guest claims once,
+    and then the match is over (nothing left to claim, nothing owed), as it would be
+    after a claim in the middle of a hand."""
+    host, guest = make_pair(ONE_HAND, random.Random(4), claim_timeout=1)
+    hello = [o.entry.wire for o in host.proto.start(0.0) if isinstance(o, Send)]
+    for wire in hello:
+        guest.proto.receive(wire, 0.0)  # the guest's hello never reaches the host
+    guest.proto.tick(1e6)
+    owed = guest.proto.claimable()
+    assert owed is not None and owed.kinds == {"nonce"} and owed.author == HOST
+    out = guest.proto.claim()
+    assert [e.winner for e in out if isinstance(e, MatchOver)] == [GUEST]
+    assert guest.proto.claimable() is None and guest.proto.owed() == []
+    assert guest.proto.finished
+    with pytest.raises(ev.LocalProtocolError):
+        guest.proto.claim()
+    r = audit_records([e.wire for e in guest.proto.log.entries()])
+    assert (r.winner, r.end, r.cheat) == (GUEST, "claim", None)
 
 
 def test_a_resign_concurrent_with_a_knock_or_gin(dealt: Dealt) -> None:

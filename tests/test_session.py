@@ -18,7 +18,7 @@ import pytest
 
 from ginp2p.audit import audit
 from ginp2p.discovery import key_to_text
-from ginp2p.log import load_or_create_identity
+from ginp2p.log import GUEST, Entry, load_or_create_identity
 
 from .test_session_support import (
     Peer,
@@ -107,6 +107,9 @@ def test_kill_9_and_resume(tmp_path: Path, point: str) -> None:
     before = entries(path)
     assert before, "the guest stored entries before it died"
     assert "MATCH OVER" not in h.output
+    # paired in this game, and killed in it: the host is pinned under its name already
+    names = [p["name"] for p in json.loads((tmp_path / "g" / "peers.json").read_text())["peers"]]
+    assert names == ["Hosta"]
     h.wait_for(r"lost the connection: waiting for Guesto \(reconnecting…\)")
     r = Peer(tmp_path / "g", ["bot", "--resume", str(path), "--linger", "3"], name="resumed")
     assert r.wait() == 0, r.output
@@ -114,6 +117,43 @@ def test_kill_9_and_resume(tmp_path: Path, point: str) -> None:
     assert h.wait() == 0, h.output
     assert before <= entries(path)
     assert_same_and_clean(h.game_file(), path)
+
+
+def test_a_host_gone_before_the_first_deal_is_claimed_once(tmp_path: Path) -> None:
+    """The host dies right after its hello, before it opens its nonce: the guest claims
+    the match once and exits; its file holds that one claim and audits as a forfeit."""
+    h = host(tmp_path / "h", "--claim-timeout", "3", env={"GINP2P_CRASH_AT": "send:2"})
+    g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
+    assert h.wait() == -signal.SIGKILL, h.output
+    assert g.wait() == 0, g.output
+    assert g.output.count("MATCH OVER") == 1
+    assert "the match is over (claim)" in g.output
+    report = audit(g.game_file())
+    assert (report.winner, report.end) == (GUEST, "claim")
+    kinds = [Entry.from_wire(r).kind for r in entries(g.game_file())]
+    assert kinds.count("claim") == 1
+
+
+def test_two_crossed_claims_are_settled_and_the_match_goes_on(tmp_path: Path) -> None:
+    """The host dies mid-match with a move unsent; the guest claims it and leaves. The
+    host comes back, sends the move, and claims the guest's answer. When the guest
+    comes back too, the move beats the guest's claim and the host's claim is void
+    against the answer: the match goes on to its end on both sides."""
+    target = ["--set", "game_target=400", "--claim-timeout", "3"]
+    h = host(tmp_path / "h", *target, env={"GINP2P_CRASH_AT": "send:40"})
+    g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
+    assert h.wait() == -signal.SIGKILL, h.output
+    assert g.wait() == 0 and "forfeits the match (claim)" in g.output, g.output
+    h2 = Peer(tmp_path / "h", ["bot", "--resume", str(h.game_file()), "--linger", "60"],
+              name="host again")  # fmt: skip
+    h2.wait_for(r"Bob stopped answering|Guesto stopped answering")
+    g2 = Peer(tmp_path / "g", ["bot", "--resume", str(g.game_file()), "--linger", "3"],
+              name="guest again")  # fmt: skip
+    assert g2.wait() == 0, g2.output
+    assert h2.wait() == 0, h2.output
+    assert "the match goes on" in h2.output + g2.output
+    assert "the match is over (target)" in h2.output and "(target)" in g2.output
+    assert_same_and_clean(h.game_file(), g.game_file())
 
 
 def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None:

@@ -40,7 +40,8 @@ class Peer:
     """One ``python -m ginp2p ...`` process with its own home and output file."""
 
     def __init__(self, home: Path, args: Sequence[str], *, env: dict[str, str] | None = None,
-                 name: str = "peer", prefix: Sequence[str] = ()) -> None:  # fmt: skip
+                 name: str = "peer", prefix: Sequence[str] = (),
+                 stdin: int = subprocess.DEVNULL) -> None:  # fmt: skip
         home.mkdir(parents=True, exist_ok=True)
         self.home = home
         self.name = name
@@ -51,7 +52,7 @@ class Peer:
         self._out = open(self.out_path, "wb")  # noqa: SIM115 - closed in wait()
         self.proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "ginp2p", *args], env=full_env,
-            stdin=subprocess.DEVNULL, stdout=self._out, stderr=subprocess.STDOUT,
+            stdin=stdin, stdout=self._out, stderr=subprocess.STDOUT,
         )  # fmt: skip
         _ALIVE.append(self.proc)
 

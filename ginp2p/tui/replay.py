@@ -22,7 +22,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 
 from .. import melds
-from ..cards import Card, card_order
+from ..cards import Card, ascii_names, card_order
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
 from ..table import NAMES
@@ -342,15 +342,16 @@ def audit_lines(replay: Replay, width: int = 80) -> StyleAndTextTuples:
     return out
 
 
-#: What ``--ascii`` writes instead of the few symbols outside ASCII (cards aside).
-_ASCII = str.maketrans({"·": "|", "…": "~", "─": "-", "▶": ">", "→": ">", "←": "<",
-                        "↓": "v", "↑": "^"})  # fmt: skip
+def _plain_text(text: str, look: Look) -> str:
+    """``text`` as ``look`` may print it: with ``ascii``, no symbol outside ASCII, not
+    even in the audit's sentences (``claimed gin with 10♥ …``)."""
+    return ascii_names(text) if look.ascii else text
 
 
 def _plain_chars(fragments: StyleAndTextTuples, look: Look) -> StyleAndTextTuples:
     if not look.ascii:
         return fragments
-    return [(style, text.translate(_ASCII), *rest) for style, text, *rest in fragments]  # type: ignore[misc]
+    return [(style, _plain_text(text, look), *rest) for style, text, *rest in fragments]  # type: ignore[misc]
 
 
 def screen(viewer: Viewer, width: int = 80, height: int = 40) -> StyleAndTextTuples:
@@ -591,7 +592,7 @@ def command(args: Any) -> int:
             print(frame_text(replay, index, view, look))
         else:
             for line in plain_lines(replay, view, look, moves=args.moves, hand=args.hand):
-                print(line)
+                print(_plain_text(line, look))
             sys.stdout.flush()
         return 0
     run(replay, view, start, Look.from_env(ascii=args.ascii))

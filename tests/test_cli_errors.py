@@ -1,0 +1,202 @@
+"""Bad input to the commands that read files and settings (audit, export, replay,
+games, keys, selfplay): one clear line, the documented exit code, nothing lost.
+
+Logs come from the cheating corpus (tests/corpus); each test has its own
+temporary GINP2P_HOME.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ginp2p.cli import NO_VERDICT, main
+
+CORPUS = Path(__file__).resolve().parent / "corpus"
+FALSE_GIN = CORPUS / "cheat-false-gin.ginlog"
+#: the proof in that file, as a console without suit symbols must show it
+PROOF = "claimed gin with 2C 6H 3C 8D 2S 9D TH unmatched"
+
+
+@pytest.fixture(autouse=True)
+def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+
+
+def _run(tmp_path: Path, *args: str, encoding: str = "utf-8") -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "home"), PYTHONIOENCODING=encoding)
+    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
+                          stdin=subprocess.DEVNULL, env=env, timeout=60)  # fmt: skip
+
+
+def test_export_never_writes_over_the_log_it_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    log = tmp_path / "game.ginlog"
+    shutil.copy(CORPUS / "clean-classic.ginlog", log)
+    before = log.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    for out in (str(log), "game.ginlog", "./game.ginlog"):
+        assert main(["export", str(log), "-o", out]) == 1
+        assert "is the game log itself" in capsys.readouterr().err
+    assert log.read_bytes() == before
+    # `-o -` is stdout, not a file called "-"
+    assert main(["export", str(log), "-o", "-"]) == 0
+    assert capsys.readouterr().out.startswith("Ann (host) vs Bob (guest), preset classic")
+    assert not (tmp_path / "-").exists()
+
+
+@pytest.mark.parametrize("command", ["audit", "export", "replay"])
+def test_a_pipe_or_a_device_is_refused_at_once(command: str, tmp_path: Path) -> None:
+    """Reading a pipe would wait for a writer forever, /dev/zero would fill memory."""
+    fifo = tmp_path / "game.ginlog"
+    os.mkfifo(fifo)
+    for path in (str(fifo), "/dev/zero"):
+        r = _run(tmp_path, command, path)
+        assert r.returncode == (NO_VERDICT if command == "audit" else 1), r.stderr
+        assert b"not a file" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_an_empty_file_is_damaged_and_nobody_owes_anything(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    empty = tmp_path / "empty.ginlog"
+    empty.touch()
+    assert main(["audit", str(empty)]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("ginp2p audit: DAMAGED (exit 3)")
+    assert "the file is empty" in out and "Owed:" not in out
+    assert main(["export", str(empty)]) == 1
+    assert "the file is empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_a_console_without_suit_symbols_gets_card_codes(encoding: str, tmp_path: Path) -> None:
+    for args, code in ((["audit"], 1), (["export"], 0), (["replay"], 0)):
+        r = _run(tmp_path, *args, str(FALSE_GIN), encoding=encoding)
+        assert r.returncode == code and b"Traceback" not in r.stderr, r.stderr
+        assert PROOF in r.stdout.decode(encoding)
+    # JSON stays lossless: escaped, not replaced
+    r = _run(tmp_path, "export", "--format", "json", str(FALSE_GIN), encoding=encoding)
+    assert r.returncode == 0 and r.stdout.isascii(), r.stderr
+    whys = [x["why"] for h in json.loads(r.stdout)["hands"] for x in h["rejected"]]
+    assert any("claimed gin with 2♣ 6♥" in why for why in whys)
+
+
+def test_ascii_output_has_no_symbol_even_in_the_proof(capsys: pytest.CaptureFixture[str]) -> None:
+    for command in ("export", "replay"):
+        assert main([command, "--ascii", str(FALSE_GIN)]) == 0
+        out = capsys.readouterr().out
+        assert PROOF in out and out.isascii(), command
+
+
+def test_export_and_replay_say_what_is_damaged_and_how_much_replays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    path = str(CORPUS / "damaged-dropped-entry.ginlog")
+    said = ["damaged: the file lacks Bob's entry 6, which later entries name",
+            "only the first 12 of the file's 37 entries can be replayed"]  # fmt: skip
+    assert main(["export", path]) == 0
+    out = capsys.readouterr().out
+    assert all(line in out for line in said)
+    assert main(["export", path, "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["notes"][-2:] == [
+        "damaged: 25 entries after the missing ones cannot be placed or judged", said[1]]
+    assert main(["replay", "--plain", path]) == 0
+    out = capsys.readouterr().out
+    assert all(line in out for line in said)
+    # a byte that starts no record is said as such, not as a torn tail
+    flipped = bytearray((CORPUS / "clean-classic.ginlog").read_bytes())
+    flipped[10] ^= 0xFF  # the first record's first byte
+    bad = tmp_path / "flipped.ginlog"
+    bad.write_bytes(flipped)
+    for command in ("export", "replay"):
+        assert main([command, str(bad)]) == 1
+        err = capsys.readouterr().err
+        assert "(a byte that starts no record)" in err and "torn" not in err
+
+
+@pytest.mark.parametrize("extra", [["surplus"], ["--bogus"]])
+def test_bad_arguments_to_audit_give_no_verdict(
+        extra: list[str], capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """2 would read as "incomplete" to a script; a typo must not be a verdict."""
+    with pytest.raises(SystemExit) as exc:
+        main(["audit", str(FALSE_GIN), *extra])
+    assert exc.value.code == NO_VERDICT
+    err = capsys.readouterr().err
+    assert err.startswith("usage: ginp2p audit") and f"unrecognized arguments: {extra[0]}" in err
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["--set", "game_target=abc"], "game_target must be a whole number, not 'abc'"),
+        (["--set", "ace_high=maybe"], "ace_high must be true or false"),
+        (["--set", "scoring=bogus"], "scoring must be one of"),
+        (["--set", "name=mine"], "other than name"),
+        (["--seed", "-7"], "a seed is 0 or more, not -7"),
+    ],
+)
+def test_bad_settings_and_seeds_are_usage_errors(
+        args: list[str], says: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    with pytest.raises(SystemExit) as exc:
+        main(["selfplay", *args])
+    assert exc.value.code == 2
+    assert says in capsys.readouterr().err
+
+
+def test_selfplay_names_every_player_who_scores(capsys: pytest.CaptureFixture[str]) -> None:
+    """In rumino both players add points each hand: every line names both, and the
+    points add up to the totals printed beside them."""
+    assert main(["selfplay", "--preset", "rumino", "--seed", "3"]) == 0
+    totals = {"North": 0, "South": 0}
+    lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("hand ")]
+    assert lines
+    for line in lines:
+        said, _, shown = line.partition(" - ")[2].partition("  ")
+        for who, points in re.findall(r"(North|South) ([+-]\d+)", said):
+            totals[who] += int(points)
+        north, south = re.fullmatch(r"\s*North\s+(-?\d+)\s+South\s+(-?\d+)", shown).groups()
+        assert (totals["North"], totals["South"]) == (int(north), int(south)), line
+    assert sum(len(re.findall(r"[+-]\d+", x.partition(" - ")[2])) == 2 for x in lines) > 1
+
+
+def test_a_damaged_key_is_reported_and_kept(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    home = tmp_path / "home"
+    home.mkdir()
+    key = home / "identity.key"
+    key.write_text("not a key\n")
+    key.chmod(0o600)
+    assert main(["keys"]) == 1
+    assert "is not a ginp2p identity" in capsys.readouterr().err
+    assert key.read_text() == "not a key\n"  # never replaced: the peers pinned the old one
+    monkeypatch.setenv("GINP2P_HOME", str(key))
+    assert main(["keys"]) == 1
+    assert "it is not a folder" in capsys.readouterr().err
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "other"))
+    with pytest.raises(SystemExit) as exc:  # not a listing of the keys
+        main(["keys", "--forget", ""])
+    assert exc.value.code == 2
+    assert "say which peer to forget" in capsys.readouterr().err
+
+
+def test_games_lists_a_bad_file_without_hiding_the_others(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    games = tmp_path / "home" / "games"
+    games.mkdir(parents=True)
+    shutil.copy(FALSE_GIN, games / "b.ginlog")
+    (games / "a.ginlog").mkdir()
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"\[audit: cheated\]\s+\S*b\.ginlog", out)
+    assert re.search(r"unreadable: Is a directory\s+\S*a\.ginlog", out)
+    with pytest.raises(SystemExit) as exc:
+        main(["games", "--log-dir", str(FALSE_GIN)])
+    assert exc.value.code == 2
