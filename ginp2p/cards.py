@@ -227,7 +227,7 @@ _PRETTY = re.compile("(10|[AJQK2-9])([♠♥♦♣])")
 
 
 #: The few other symbols the screens and sentences use, and their ASCII stand-ins.
-_SYMBOLS = str.maketrans({"·": "|", "…": "~", "─": "-", "▶": ">", "→": ">", "←": "<",
+_SYMBOLS = str.maketrans({"·": "|", "…": "..", "─": "-", "▶": ">", "→": ">", "←": "<",
                           "↓": "v", "↑": "^"})  # fmt: skip
 
 

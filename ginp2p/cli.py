@@ -493,8 +493,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
     lines: list[str] = []
     show = _printer(args)
 
+    # the join string and pairing are between you and the computer: not worth a line
+    hidden: tuple[str, ...] = ("hosting on", "pairing code", "paired with a guest")
+    if watch:
+        hidden += ("game file",)
+
     def out(text: str) -> None:
-        if not watch or not text.startswith(("hosting on", "pairing code", "game file")):
+        if not text.startswith(hidden):
             show(text)
         lines.append(text)
 
@@ -595,7 +600,7 @@ NO_VERDICT = 4
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
-    from .audit import audit
+    from .audit import audit, hands_words
 
     path = Path(args.file)
     if not path.is_file():
@@ -614,7 +619,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     chosen = next((h for h in report.hands if h.hand == args.hand), None)
     if chosen is None:
         numbers = [h.hand for h in report.hands if h.hand]
-        have = f" (hands {numbers[0]}-{numbers[-1]})" if numbers else " (no hand was dealt)"
+        have = f" ({hands_words(numbers)})" if numbers else " (no hand was dealt)"
         print(f"ginp2p audit: error: the log has no hand {args.hand}{have}", file=sys.stderr)
         return NO_VERDICT
     if args.json:

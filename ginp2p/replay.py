@@ -682,12 +682,17 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
     cheat_at: int | None = None
     c = report.cheat
     if c is not None:
+        text = f"{c.describe(names)} [rule {c.rule}]"
         placed = lin.placed(c.entry)
         if placed is None:  # one of two entries at one seq, or never placed
             same = (x for x in lin.order if (x.entry.author, x.entry.seq) == (c.author, c.seq))
             placed = next(same, None)
-        cheat_at = placed.index if placed is not None else len(lin.order) - 1
-        out[cheat_at] = Mark("cheat", f"{c.describe(names)} [rule {c.rule}]")
+        if placed is None:  # neither twin is placed: mark the cheater's entry before them
+            before = [x for x in lin.order if x.entry.author == c.author and x.entry.seq < c.seq]
+            placed = before[-1] if before else lin.order[0]
+            text = f"the next entries of {names[c.author]} are not shown: {text}"
+        cheat_at = placed.index
+        out[cheat_at] = Mark("cheat", text)
     for x in lin.order:
         if x.void and x.index not in out:
             out[x.index] = Mark("void", "void: written after its author's resign or a "

@@ -386,8 +386,10 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if verb in ("discard", "d"):
         if card is None:
             raise CommandError("discard which card? (discard 7h)")
+        back = view.taken is not None and view.position_of(me, card) == view.taken
         return pick(lambda a: a.kind == "discard" and a.card == card,  # type: ignore[union-attr]
-                    f"you cannot discard {card.pretty()} now")  # fmt: skip
+                    f"{card.pretty()} was just taken from the pile and cannot go straight "
+                    "back" if back else f"you cannot discard {card.pretty()} now")  # fmt: skip
     if verb == "knock":
         if card is None:
             return pick(lambda a: a.kind == "knock" and a.discard is None,  # type: ignore[union-attr]
@@ -777,6 +779,16 @@ class Session:
         """A command from the player (any task, same loop)."""
         self.queue.put_nowait(cmd)
 
+    def no_claim(self) -> str | None:
+        """Why a claim cannot be made now, in words; None if it can."""
+        if self.may_claim():
+            return None
+        p = self.proto
+        owed = p.table.owes(p.opponent)
+        return "nothing to claim: " + (
+            f"{self.opponent_name} owes {owed.what}, not yet for {p.table.claim_timeout} s"
+            if owed else "you are not waiting")  # fmt: skip
+
     def may_claim(self) -> bool:
         """The opponent owes an entry past the claim timeout (and the game exists)."""
         p = self.proto
@@ -1084,11 +1096,8 @@ class Session:
                 await asyncio.sleep(0)
                 await self._carry(p.advance())
             elif isinstance(cmd, ClaimCmd):
-                if not self.may_claim():
-                    owed = p.table.owes(p.opponent)
-                    self.say("nothing to claim: " + (
-                        f"{self.opponent_name} owes {owed.what}, not yet for "
-                        f"{p.table.claim_timeout} s" if owed else "you are not waiting"))
+                if (why := self.no_claim()) is not None:
+                    self.say(why)
                     return
                 await self._carry(p.claim(self.now()))
             elif isinstance(cmd, ResignCmd):

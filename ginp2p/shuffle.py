@@ -262,7 +262,8 @@ def _need_points(value: Any, n: int, what: str) -> list[bytes]:
     items = _need_seq(value, n, what)
     points = [_need_bytes(p, POINT_BYTES, f"{what}[{i}]") for i, p in enumerate(items)]
     if len(set(points)) != n:
-        raise ShuffleError("duplicate-point", f"{what} repeats a point")
+        raise ShuffleError("duplicate-point",
+                           f"{what} holds one masked card twice (a repeated point)")
     return points
 
 
@@ -410,7 +411,8 @@ def check_commit(commit: Commit) -> None:
 def check_opening(commit: Commit, secrets: HandSecrets, ctx: Ctx) -> None:
     """Opened seeds must reproduce the commitment and P."""
     if make_commit(secrets, ctx) != commit:
-        raise ShuffleError("bad-opening", f"author {ctx.author}'s seeds do not match its commit")
+        raise ShuffleError("bad-opening", "the opened seeds do not match the commitment "
+                           "made before the shuffle")  # fmt: skip
 
 
 # ---------------------------------------------------------------- shuffle and sum proof
@@ -523,7 +525,8 @@ def check_shuffle(public: bytes, ctx: Ctx, d_in: Sequence[bytes], msg: ShuffleMs
     _need_bytes(msg.deck_hash, 64, "deck_hash")
     if not _sum_holds(public, ctx, d_in, d_out, msg.sum_proof):
         _need_valid(d_out, "d_out")  # name the real fault when it is a bad point
-        raise ShuffleError("bad-sum-proof", "the deck is not x times a rearrangement of D_in")
+        raise ShuffleError("bad-sum-proof", "the sum proof fails: the deck is not the input "
+                           "deck (D_in) rearranged and masked again")  # fmt: skip
 
 
 def challenge_bits(key_seed: bytes, ctx: Ctx, entry_id: bytes, k: int) -> list[int]:
@@ -745,7 +748,7 @@ def check_key(public_key: bytes, key: Any) -> None:
     """A received per-card key must be canonical and match its K_i from the lock entry."""
     k = _need_scalar(key, "key")
     if _base(k) != public_key:
-        raise ShuffleError("bad-key", "the key does not match the lock entry's K_i")
+        raise ShuffleError("bad-key", "the key does not open the lock (K_i) its author published")
 
 
 def unmask(point: bytes, key_a: Any, key_b: Any, n: int) -> int | None:
@@ -828,11 +831,13 @@ def _audit_shuffle(
     assert msg is not None  # the schedule runs a step only when it is logged
     d_out, sum_proof = _shuffle_core(seeds, ctx, d_in, executor)
     if (i := _first_diff(d_out, msg.d_out)) is not None:
-        yield Mismatch(author, "shuffle", i, "D_out differs from the seeds")
+        yield Mismatch(author, "shuffle", i,
+                       "the shuffled deck (D_out) is not what the opened seeds give")
     elif _plain(msg.sum_proof) != sum_proof:
-        yield Mismatch(author, "shuffle", None, "sum proof differs from the seeds")
+        yield Mismatch(author, "shuffle", None, "the sum proof is not what the opened seeds give")
     elif proofs and msg.deck_hash != _cc_commitment(seeds, ctx, d_in, log.k, executor):
-        yield Mismatch(author, "shuffle", None, "deck hash C differs from the seeds")
+        yield Mismatch(author, "shuffle", None,
+                       "the deck hash (C) is not what the opened seeds give")
 
 
 def _audit_challenge(log: ShuffleLog, seeds: HandSecrets, author: int) -> Iterator[Mismatch]:

@@ -178,10 +178,10 @@ def _need_len(items: Sequence[Any], n: int, what: str) -> None:
         raise _Broken("bad-length", f"{what} has {len(items)} points, not {n}")
 
 
-def _describe_owed(owed: Sequence[Owed]) -> str:
+def _describe_owed(owed: Sequence[Owed], names: Sequence[str]) -> str:
     if not owed:
         return "nothing was owed"
-    return "; ".join(f"{NAMES[o.author]} owed {o.what}" for o in owed)
+    return "; ".join(f"{names[o.author]} owed {o.what}" for o in owed)
 
 
 # ------------------------------------------------------------------------ one hand
@@ -596,7 +596,8 @@ class Table:
         owed = self.owed()
         if not any(o.author == e.author and e.kind in o.kinds for o in owed):
             raise _Broken(
-                "out-of-turn", f"{s.names[e.author]} sent a {e.kind} when {_describe_owed(owed)}"
+                "out-of-turn",
+                f"{s.names[e.author]} sent a {e.kind} when {_describe_owed(owed, s.names)}",
             )
         if p.concurrent and e.kind not in ev.COMMUTING:
             # judged at its ack point: its author had not seen these opponent entries
@@ -1028,7 +1029,8 @@ class Table:
         b = e.body
         owed = [o for o in self.owed() if o.author == b.owed_author]
         if not any(set(b.kinds) & o.kinds for o in owed):
-            raise _Broken("false-claim", f"claimed {b.what!r}, but {_describe_owed(self.owed())}")
+            raise _Broken("false-claim",
+                          f"claimed {b.what!r}, but {_describe_owed(self.owed(), s.names)}")
         s.claims.append(e)
         if s.match is not None and not s.match.over:
             s.match = mt.forfeit(s.match, b.owed_author, MatchEnd.CLAIM)

@@ -247,6 +247,7 @@ def test_the_viewer_jumps_by_move_hand_number_and_mark(saved: Path, cheat: Match
     assert drive(v, "99\rq") == 4 and "no hand 99" in v.message
     assert drive(v, "vvq") == 4 and v.view == "guest"
     assert drive(v, "mq") == 4 and "marks no entry" in v.message
+    assert drive(v, "?jq") == r.next_move(4) and not v.help  # a move closes the help first
     c = load(write(tmp_path / "cheat.ginlog", cheat.host.saved))
     v = Viewer(c, 0, "public", Look(ascii=True, colour=False))
     bad = next(s.index for s in c.steps if s.mark is not None)
@@ -344,3 +345,14 @@ def test_a_game_played_by_two_processes_replays(
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "view: Computer 1 (host); audit: clean"
     assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+
+
+@pytest.mark.parametrize("name", ["cheat-equivocation", "cheat-false-gin", "cheat-out-of-turn"])
+def test_the_cheat_is_marked_on_an_entry_of_the_cheater(name: str) -> None:
+    """Where the twins of an equivocation cannot be placed, the mark goes on the
+    cheater's last entry before them, never on the other player's."""
+    r = load(Path(__file__).parent / "corpus" / f"{name}.ginlog", find_secrets=False)
+    cheat = r.report.cheat
+    assert cheat is not None
+    (marked,) = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
+    assert marked.entry.author == cheat.author and marked.entry.seq <= cheat.seq

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from prompt_toolkit.application import create_app_session
 from prompt_toolkit.document import Document
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
@@ -21,7 +22,7 @@ from ginp2p.engine import DrawStock, HandState, Phase
 from ginp2p.match import MatchState, record_hand
 from ginp2p.rules import get_preset
 from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
-from ginp2p.table import HandScored, MatchOver, Moved
+from ginp2p.table import Chatted, HandScored, MatchOver, Moved
 from ginp2p.tui.look import Look
 from ginp2p.tui.render import fit, help_rows, plain, table_rows
 from ginp2p.tui.table import CommandCompleter, TablePlayer, card_word
@@ -141,6 +142,9 @@ def test_a_showdown_can_be_changed_meld_by_meld() -> None:
 
 
 def test_the_log_says_what_happened_in_words() -> None:
+    # your own chat line too: the command line that typed it is gone
+    assert log_line(Chatted(0, "hi"), 0, NAMES) == "you: hi"
+    assert log_line(Chatted(1, "hello"), 0, NAMES) == "Bot: hello"
     assert log_line(Moved(1, DrawStock(), None), 0, NAMES) == "Bot drew from the stock"
     assert log_line(Moved(1, engine.Discard(c("QS")), c("QS")), 0, NAMES) == \
         "Bot discarded Q♠"  # fmt: skip
@@ -277,6 +281,9 @@ class FakeSession:
     def may_claim(self) -> bool:
         return self.claim
 
+    def no_claim(self) -> str | None:
+        return None if self.claim else "nothing to claim: you are not waiting"
+
     def describe(self, what: Any, terse: bool) -> str | None:
         return None
 
@@ -286,6 +293,8 @@ class FakeSession:
             card = None
             if isinstance(cmd.action, DrawStock):
                 card = self.state.knowledge.card_at(self.state.stock_next)
+            elif isinstance(cmd.action, engine.DrawDiscard):
+                card = self.state.knowledge.card_at(self.state.discard_pile[-1])
             self.state = engine.apply(self.state, cmd.action)
             self.player.event(self, Moved(self.me, cmd.action, card))
         if isinstance(cmd, QuitCmd) and self.done is not None:
@@ -384,6 +393,24 @@ def test_keys_draw_choose_and_discard(pipe: Any) -> None:
     assert quiet.bells == 0
 
 
+def test_the_card_taken_from_the_pile_is_not_offered_back(pipe: Any) -> None:
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
+             "KS")  # fmt: skip
+    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock(),
+                         engine.Discard(c("3D")), DrawStock(), engine.Discard(c("5S"))))
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("d")
+        assert s.submitted == [Act(engine.DrawDiscard())] and c("5S") in s.state.known_cards(0)
+        assert player.selected not in (None, c("5S")), "a card that may be discarded is chosen"
+        assert "Enter discards 5S" not in screen(player)
+        await send(":discard 5s\r")
+        assert "5S was just taken from the pile and cannot go straight back" in \
+            player.look.words(player.message[1])
+
+    run_table(pipe, s, script)
+
+
 def test_knock_is_proposed_then_sent_with_enter(pipe: Any) -> None:
     s = FakeSession(drawn_hand())
 
@@ -399,6 +426,28 @@ def test_knock_is_proposed_then_sent_with_enter(pipe: Any) -> None:
         sent = s.submitted[-1].action
         assert isinstance(sent, engine.Knock) and sent.discard == c("KS")
         assert s.state.phase is Phase.SHOW, "the engine took the proposed melds"
+
+    run_table(pipe, s, script)
+
+
+def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
+    """`e` then Esc returns to the proposal (it used to drop the knock, and Enter then
+    only discarded); Esc on the proposal takes the knock back."""
+    s = FakeSession(drawn_hand())
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.selected = c("KS")
+        await send("k")
+        proposal = player.draft
+        keys = fragment_list_to_text(player.keys_line(80))
+        assert proposal is not None and "e lay them yourself" in keys and "Esc no knock" in keys
+        await send("e")
+        assert player.draft is not None and player.draft.editing
+        await send("\x1b")
+        assert player.draft == proposal and s.submitted == []
+        await send("\r")
+        sent = s.submitted[-1].action
+        assert isinstance(sent, engine.Knock) and sent.discard == c("KS")
 
     run_table(pipe, s, script)
 
@@ -468,6 +517,10 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
             player.message[1]  # fmt: skip
         await send("\r")
         assert s.submitted == [] and player.message[0] == "class:error"
+        s.claim = False
+        await send("c")  # said on the message line, not sent
+        assert s.submitted == [] and player.message[1] == "nothing to claim: you are not waiting"
+        s.claim = True
         await send("c")
         assert s.submitted == [ClaimCmd()]
 

@@ -8,14 +8,13 @@ written the same way everywhere. Styles are class names (``class:card.red``) tha
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.styles import Style
 
-from ..cards import Card
+from ..cards import Card, ascii_names
 
 STYLE_RULES: dict[str, str] = {
     "card.red": "fg:ansired bold",
@@ -34,8 +33,6 @@ STYLE_RULES: dict[str, str] = {
 """Colours for the class names below (ANSI names, so a terminal theme applies)."""
 
 STYLE = Style.from_dict(STYLE_RULES)
-_PRETTY_CARD = re.compile(r"(10|[2-9AJQK])([♠♥♦♣])")
-_SUIT_LETTER = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 PLAIN = Style.from_dict({})
 
 
@@ -86,11 +83,8 @@ class Look:
 
     def words(self, text: str) -> str:
         """Free text (a log line, a message) in this look: ``7♥``/``10♥`` become ``7H``/``TH``
-        under ``--ascii``."""
-        if not self.ascii:
-            return text
-        return _PRETTY_CARD.sub(lambda m: ("T" if m[1] == "10" else m[1]) + _SUIT_LETTER[m[2]],
-                                text)  # fmt: skip
+        under ``--ascii``, and ``·``/``…`` plain ASCII too."""
+        return ascii_names(text) if self.ascii else text
 
     def cards(self, cards: Iterable[Card | None], sep: str = " ") -> StyleAndTextTuples:
         out: StyleAndTextTuples = []

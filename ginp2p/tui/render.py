@@ -297,7 +297,7 @@ def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
     if d.editing:
         choices = d.choices(rules)
         rows.append([("class:dim", "   add one (its key), Backspace takes the last back, "
-                                   "Enter sends, Esc cancels:")])  # fmt: skip
+                                   "Enter sends, Esc goes back:")])  # fmt: skip
         line: Row = [("", "   ")]
         for key, ch in zip(CHOICE_KEYS, choices, strict=False):
             item: Row = [("class:turn", f"{key}) ")]

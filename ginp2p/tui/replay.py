@@ -22,6 +22,7 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 
 from .. import melds
+from ..audit import hands_words
 from ..cards import Card, ascii_names, card_order
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
@@ -47,6 +48,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("q Ctrl-C", "quit"),
 )
 FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
+#: With --ascii the arrows' stand-ins would read like keys (v is the view key): letters.
+FOOTER_ASCII = "l/h entry  j/k move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
 FEEDS = ("host", "guest")
 
 
@@ -290,8 +293,8 @@ def header(viewer: Viewer) -> StyleAndTextTuples:
         (vstyle, verdict),
         ("class:dim", f" · {name}\n"),
     ]
-    where = f"hand {step.hand}" if step.hand else "set-up"
-    out.append(("", f"entry {viewer.index + 1} of {len(r)} · {where} · {phase_words(step)} · "
+    where = f"hand {step.hand} · {phase_words(step)}" if step.hand else "set-up"
+    out.append(("", f"entry {viewer.index + 1} of {len(r)} · {where} · "
                 f"view: {r.view_name(viewer.view)}"))  # fmt: skip
     if viewer.digits:
         out.append(("class:warn", f" · typed {viewer.digits}"))
@@ -452,10 +455,12 @@ def _bindings(viewer: Viewer) -> KeyBindings:
         return wrap
 
     def plain(fn: Any) -> Any:
-        """A movement key: typed digits are dropped first."""
+        """A movement key: typed digits are dropped first, and the help or the audit
+        report closes, so the move is seen (it used to happen unseen behind them)."""
 
         def handler(event: KeyPressEvent) -> None:
             viewer.digits = ""
+            viewer.help = viewer.audit = False
             fn()
 
         return handler
@@ -528,7 +533,7 @@ def build_app(viewer: Viewer, **kw: Any) -> Application[int]:
         return screen(viewer, size.columns - 1, size.rows - 1)
 
     def footer() -> StyleAndTextTuples:
-        return _plain_chars([("reverse", FOOTER)], viewer.look)
+        return [("reverse", FOOTER_ASCII if viewer.look.ascii else FOOTER)]
 
     layout = Layout(HSplit([
         Window(FormattedTextControl(body), wrap_lines=False, height=Dimension(weight=1)),
@@ -575,7 +580,7 @@ def command(args: Any) -> int:
         if found is None:
             hands = replay.hands
             return fail(2, f"the log has no hand {args.hand}"
-                        + (f" (hands {hands[0]}-{hands[-1]})" if hands else ""))  # fmt: skip
+                        + (f" ({hands_words(hands)})" if hands else ""))  # fmt: skip
         start = found
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if args.at is not None or args.plain or not interactive:

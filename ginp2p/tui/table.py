@@ -28,6 +28,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
+from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 
@@ -178,6 +179,7 @@ class TablePlayer:
         self.message: tuple[str, str] = ("", "")
         self.selected: Card | None = None
         self.draft: Draft | None = None
+        self._proposal: Draft | None = None  # what `e` started editing, for Esc
         self.summary: HandSummary | None = None
         self.final: MatchSummary | None = None
         self.rules_offer: str | None = None
@@ -213,9 +215,13 @@ class TablePlayer:
             self.rules_offer = describe_rules(what.rules)
         elif isinstance(what, Moved) and what.player == p.me and \
                 isinstance(what.action, DrawStock | DrawDiscard):  # fmt: skip
-            self._drawn = what.card
-            if what.card is not None:
-                self.selected = what.card
+            # the card just taken from the pile may not go back: do not offer it
+            m = p.table.match
+            back = isinstance(what.action, DrawDiscard) and m is not None \
+                and not m.rules.discard_taken_card  # fmt: skip
+            self._drawn = None if back else what.card
+            if self._drawn is not None:
+                self.selected = self._drawn
         elif isinstance(what, HandScored):
             m = p.table.match
             if m is not None:
@@ -292,7 +298,9 @@ class TablePlayer:
             app.create_background_task(game())
 
         m = session.proto.table.match
-        if m is not None and m.hand_no:
+        if m is not None and m.over:  # a finished match resumed: show how it ended
+            self.final = match_summary(m, session.proto.me, self._names())
+        elif m is not None and m.hand_no:
             self._log(f"the game goes on: hand {m.hand_no}, {self._names()[0]} {m.scores[0]}, "
                       f"{self._names()[1]} {m.scores[1]}")  # fmt: skip
         self.running = True
@@ -350,8 +358,12 @@ class TablePlayer:
         return []
 
     def screen(self, width: int, height: int) -> StyleAndTextTuples:
-        """The whole screen but the two bottom rows (message, keys)."""
-        return join_rows(self.rows(width, height), width)
+        """The whole screen but the two bottom rows (message, keys); with ``--ascii``
+        not one symbol outside ASCII (rules, separators, the turn marker)."""
+        out = join_rows(self.rows(width, height), width)
+        if not self.look.ascii:
+            return out
+        return [(style, self.look.words(text), *rest) for style, text, *rest in out]  # type: ignore[misc]
 
     def rows(self, width: int, height: int) -> list[Row]:
         v = self.view()
@@ -410,13 +422,18 @@ class TablePlayer:
         elif self.final is not None:
             pairs = [("q", "leave")] if self.result is not None else [("^C", "leave")]
         elif self.draft is not None and self.draft.editing:
-            pairs = [("keys", "add"), ("Bksp", "undo"), ("Enter", "send"), ("Esc", "cancel")]
+            pairs = [("keys", "add"), ("Bksp", "undo"), ("Enter", "send"), ("Esc", "back")]
+        elif self.draft is not None:  # the proposal
+            pairs = [("Enter", "send"), ("e", "lay them yourself")]
+            if self.draft.kind != "show":
+                pairs.append(("Esc", "no knock"))
         else:
             v = self.view()
             pairs = list(v.keys) if v is not None else [("?", "help")]
         out: StyleAndTextTuples = []
         used = 0
         for key, what in pairs:
+            key, what = self.look.words(key), self.look.words(what)
             piece = f" {key} {what} "
             if used + len(piece) + 1 > width:
                 break
@@ -441,7 +458,9 @@ class TablePlayer:
             filter=Condition(lambda: self.command_mode),
         )
         message = ConditionalContainer(
-            Window(FormattedTextControl(self.bottom), height=1),
+            # a long refusal wraps (up to three lines) rather than being cut at the edge
+            Window(FormattedTextControl(self.bottom), height=Dimension(min=1, max=3),
+                   wrap_lines=True, dont_extend_height=True),
             filter=Condition(lambda: not self.command_mode),
         )
         keys = Window(FormattedTextControl(lambda: self.keys_line(size()[0])), height=1)
@@ -572,6 +591,10 @@ class TablePlayer:
 
         @on("c", filter=play)
         def _claim() -> None:
+            why = self.session.no_claim() if self.session is not None else None
+            if why is not None:  # said on the message line, not added to the log
+                self.message = ("class:warn", why)
+                return
             self._submit(ClaimCmd())
 
         @on(":", filter=free)
@@ -594,6 +617,7 @@ class TablePlayer:
         @on("e", filter=drafting & free)
         def _edit_draft() -> None:
             assert self.draft is not None
+            self._proposal = self.draft
             self.draft = replace(self.draft, melds=(), layoffs=(), editing=True)
 
         @on("escape", filter=drafting & free)
@@ -793,12 +817,10 @@ class TablePlayer:
             self.draft = replace(d, melds=d.melds[:-1])
 
     def cancel_edit(self) -> None:
-        """Back to the proposal (or, for a knock, back to the table)."""
-        if self.draft is not None and self.draft.kind == "show":
-            self.draft = None
+        """Back to the proposal the edit started from (Esc on it again leaves a knock)."""
+        self.draft, self._proposal = self._proposal, None
+        if self.draft is None:
             self._sync_draft()
-        else:
-            self.draft = None
 
     def ask_leave(self) -> None:
         """Ctrl-C: leave at once when the match is over, else ask first."""

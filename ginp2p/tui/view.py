@@ -353,7 +353,7 @@ def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
     if isinstance(event, MatchOver):
         return _match_line(event.winner, event.end, me, names)
     if isinstance(event, Chatted):
-        return None if event.player == me else f"{names[event.player]}: {event.text}"
+        return f"{'you' if event.player == me else names[event.player]}: {event.text}"
     return None
 
 
