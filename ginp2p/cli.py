@@ -614,7 +614,10 @@ def _cmd_audit(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return NO_VERDICT
     if args.hand is None:
-        print(json.dumps(report.to_json(), indent=2) if args.json else _printable(report.text()))
+        if args.json:  # escapes what it must itself
+            print(json.dumps(report.to_json(), indent=2))
+        else:
+            _printer(args)(report.text())
         return report.exit_code
     chosen = next((h for h in report.hands if h.hand == args.hand), None)
     if chosen is None:
@@ -629,7 +632,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
                            "exit": chosen.verdict.exit_code}  # fmt: skip
         print(json.dumps(doc, indent=2))
     else:
-        print(_printable(report.text(only=args.hand)))
+        _printer(args)(report.text(only=args.hand))
     return chosen.verdict.exit_code
 
 
@@ -684,13 +687,6 @@ def _same_file(a: str, b: str) -> bool:
         return Path(a).samefile(b)
     except OSError:  # one of them does not exist
         return False
-
-
-def _printable(text: str) -> str:
-    """``text`` with its cards as codes (``TH``) if stdout cannot show suit symbols."""
-    from .cards import ascii_names
-
-    return text if encodes(sys.stdout, "♥♦♣♠") else ascii_names(text)
 
 
 def encodes(stream: Any, text: str) -> bool:

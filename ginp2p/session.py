@@ -992,10 +992,6 @@ class Session:
         ep = self.endpoint
         late = self.connect_timeout is not None and now - self._started > self.connect_timeout
         if isinstance(ep, GuestEndpoint) and late and not ep.ever_connected:
-            if self.proto.finished:  # a finished match resumed: nothing was missing
-                self._end(0, "over", f"the match is over; the host at {ep.host}:{ep.port} is "
-                          "not running, and nothing more is owed")  # fmt: skip
-                return
             self._end(1, "error",
                       f"no answer from the host at {ep.host}:{ep.port} within "
                       f"{self.connect_timeout:g} s: is it running, is the address right, and "
@@ -1493,8 +1489,10 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
                 setup.on_listening(port, join, "")
         else:
             assert peer_key is not None  # checked above: a guest knows the host's key
-            code = setup.pair_code  # asked before connecting: a half-made connection
-            if not resume and code is None and not peers.is_pinned(peer_key):  # alarms the host
+            # the code is asked before connecting: a connection left half-made while
+            # the player looks for the code would alarm the host (a failed handshake)
+            code = setup.pair_code
+            if not resume and code is None and not peers.is_pinned(peer_key):
                 if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
                     code = await ask_line("first game with this host: its pairing code? ")
                 if not code:

@@ -86,6 +86,13 @@ class Look:
         under ``--ascii``, and ``·``/``…`` plain ASCII too."""
         return ascii_names(text) if self.ascii else text
 
+    def fragments(self, fragments: StyleAndTextTuples) -> StyleAndTextTuples:
+        """Formatted text in this look: under ``--ascii`` every piece as :meth:`words`
+        makes it (separators and markers too, not only cards)."""
+        if not self.ascii:
+            return fragments
+        return [(style, self.words(text), *rest) for style, text, *rest in fragments]  # type: ignore[misc]
+
     def cards(self, cards: Iterable[Card | None], sep: str = " ") -> StyleAndTextTuples:
         out: StyleAndTextTuples = []
         for i, c in enumerate(cards):

@@ -23,7 +23,7 @@ from prompt_toolkit.layout.dimension import Dimension
 
 from .. import melds
 from ..audit import hands_words
-from ..cards import Card, ascii_names, card_order
+from ..cards import Card, card_order
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
 from ..table import NAMES
@@ -345,21 +345,9 @@ def audit_lines(replay: Replay, width: int = 80) -> StyleAndTextTuples:
     return out
 
 
-def _plain_text(text: str, look: Look) -> str:
-    """``text`` as ``look`` may print it: with ``ascii``, no symbol outside ASCII, not
-    even in the audit's sentences (``claimed gin with 10♥ …``)."""
-    return ascii_names(text) if look.ascii else text
-
-
-def _plain_chars(fragments: StyleAndTextTuples, look: Look) -> StyleAndTextTuples:
-    if not look.ascii:
-        return fragments
-    return [(style, _plain_text(text, look), *rest) for style, text, *rest in fragments]  # type: ignore[misc]
-
-
 def screen(viewer: Viewer, width: int = 80, height: int = 40) -> StyleAndTextTuples:
     """The whole screen as formatted text (the application shows exactly this)."""
-    return _plain_chars(_screen(viewer, width, height), viewer.look)
+    return viewer.look.fragments(_screen(viewer, width, height))
 
 
 def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
@@ -393,7 +381,7 @@ def frame_text(replay: Replay, index: int, view: str, look: Look | None = None) 
     out.extend(table_lines(viewer.frame, viewer.look, replay))
     out.extend(_rule(72, viewer.look))
     out.extend(story(viewer, 72))
-    text = fragment_list_to_text(_plain_chars(out, viewer.look))
+    text = fragment_list_to_text(viewer.look.fragments(out))
     return "\n".join(line.rstrip() for line in text.splitlines())
 
 
@@ -597,7 +585,7 @@ def command(args: Any) -> int:
             print(frame_text(replay, index, view, look))
         else:
             for line in plain_lines(replay, view, look, moves=args.moves, hand=args.hand):
-                print(_plain_text(line, look))
+                print(look.words(line))
             sys.stdout.flush()
         return 0
     run(replay, view, start, Look.from_env(ascii=args.ascii))

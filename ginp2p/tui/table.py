@@ -360,10 +360,7 @@ class TablePlayer:
     def screen(self, width: int, height: int) -> StyleAndTextTuples:
         """The whole screen but the two bottom rows (message, keys); with ``--ascii``
         not one symbol outside ASCII (rules, separators, the turn marker)."""
-        out = join_rows(self.rows(width, height), width)
-        if not self.look.ascii:
-            return out
-        return [(style, self.look.words(text), *rest) for style, text, *rest in out]  # type: ignore[misc]
+        return self.look.fragments(join_rows(self.rows(width, height), width))
 
     def rows(self, width: int, height: int) -> list[Row]:
         v = self.view()
