@@ -575,3 +575,13 @@ def test_the_table_is_the_default_only_on_a_terminal(monkeypatch: pytest.MonkeyP
     assert cli._table(args("--plain")) is None
     monkeypatch.setenv("TERM", "dumb")
     assert cli._table(args()) is None
+
+
+def test_no_color_keeps_reverse_and_underline() -> None:
+    """NO_COLOR asks for no colour, not for no emphasis: the chosen card stays
+    reversed and deadwood underlined, and nothing has a colour."""
+    style = Look(colour=False).style
+    chosen = style.get_attrs_for_style_str("class:card.red class:card.selected")
+    dead = style.get_attrs_for_style_str("class:card.black class:card.dead")
+    assert chosen.reverse and dead.underline
+    assert not chosen.color and not dead.color and not dead.bgcolor

@@ -2,7 +2,8 @@
 
 The table and the replay viewer both draw cards through :class:`Look`, so a card is
 written the same way everywhere. Styles are class names (``class:card.red``) that
-:data:`STYLE` maps to colours; with colour off the names are simply not styled.
+:data:`STYLE` maps to colours; with colour off (:data:`PLAIN`) only the attributes
+that are not colour stay (reverse, underline, bold).
 """
 
 from __future__ import annotations
@@ -33,7 +34,11 @@ STYLE_RULES: dict[str, str] = {
 """Colours for the class names below (ANSI names, so a terminal theme applies)."""
 
 STYLE = Style.from_dict(STYLE_RULES)
-PLAIN = Style.from_dict({})
+#: ``NO_COLOR`` drops colour only: the chosen card stays reversed, deadwood underlined.
+PLAIN = Style.from_dict({
+    name: " ".join(w for w in rule.split() if not w.startswith(("fg:", "bg:")))
+    for name, rule in STYLE_RULES.items()
+})  # fmt: skip
 
 
 def wants_colour(environ: Mapping[str, str] | None = None) -> bool:
