@@ -958,15 +958,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parsers[args.command].error(f"unrecognized arguments: {' '.join(extra)}")
     _never_unprintable()
     warnings.formatwarning = _warning_line
-    from .log import IdentityError
-
     try:
         return int(args.func(args))
     except UsageError as exc:
         ap.exit(2, f"ginp2p {args.command}: error: {exc}\n")
-    except IdentityError as exc:
-        print(f"ginp2p {args.command}: error: {exc}", file=sys.stderr)
-        return 1
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         return 130
@@ -975,6 +970,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
+    except Exception as exc:
+        from .log import IdentityError  # imported on failure only: `rules` needs no nacl
+
+        if not isinstance(exc, IdentityError):
+            raise
+        print(f"ginp2p {args.command}: error: {exc}", file=sys.stderr)
+        return 1
     return 0
 
 

@@ -1365,9 +1365,9 @@ def _pin_name(hello: Entry) -> None:
             peers.pin(key, name)
 
 
-def _saved_game(logfile: LogFile, me: int, identity: Identity) -> bool:
-    """Whether the saved match is finished (nothing owed either way). RuntimeError if it
-    was played with another key: its entries would be refused by the log and the peer."""
+def _saved_log(logfile: LogFile, me: int, identity: Identity) -> Log:
+    """The saved game's log. RuntimeError if it was played with another key: its
+    entries would be refused by the log and by the other player."""
     log, _ = Log.from_records(logfile.records)
     mine = log.key(me)
     if mine is not None and mine != identity.public_key:
@@ -1375,7 +1375,12 @@ def _saved_game(logfile: LogFile, me: int, identity: Identity) -> bool:
             f"{logfile.path} was played with the key {fingerprint(mine)}, not with yours "
             f"({identity.fingerprint}): resume it with the GINP2P_HOME it was played from"
         )
-    # only whether anything is owed: the opened hands' proofs can wait for the real fold
+    return log
+
+
+def _finished(log: Log, me: int) -> bool:
+    """Whether the saved match is over with nothing owed either way. Only whether
+    anything is owed: the opened hands' proofs wait for the protocol's own fold."""
     table = Table(me, lazy_proofs={e.body.hand for e in log.entries() if e.kind == "open"})
     table.update(log.linear())
     return table.finished
@@ -1433,11 +1438,11 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         return 1
     logfile: LogFile | None = None
     secrets: SecretsFile | None = None
-    over = False
+    saved: Log | None = None
     try:  # a resumed game is locked before its port is taken again
         if resume:
             logfile, secrets = open_game(path)
-            over = _saved_game(logfile, HOST if side.role == "host" else GUEST, identity)
+            saved = _saved_log(logfile, side.me, identity)
     except Exception as exc:
         say(f"error: {exc}")
         for f in (logfile, secrets):
@@ -1515,6 +1520,8 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if logfile is None:
             logfile, secrets = open_game(path)
     except (NetError, JoinError, RuntimeError, OSError) as exc:
+        # folded only now that it matters: a finished match resumed, the other side gone
+        over = saved is not None and _finished(saved, side.me)
         if over:  # only the host could have lacked an entry, and it is not there
             say(f"the match is over and nothing is owed (the host could not be reached to "
                 f"compare logs: {exc})")
