@@ -249,7 +249,10 @@ class ChatCmd:
 
 @dataclass(frozen=True, slots=True)
 class QuitCmd:
-    """Leave without resigning: the game stays saved and can be resumed."""
+    """Leave without resigning: the game stays saved and can be resumed. ``signum``:
+    the signal (Ctrl-C, ``kill``) that asked for it, which sets the exit code."""
+
+    signum: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -624,6 +627,24 @@ class _Poke:
     pass
 
 
+def _catch_stop_signals(submit: Callable[[Command], None]) -> list[int]:
+    """Ctrl-C and ``kill`` quit as the ``quit`` command does, so the other player hears
+    the game is paused instead of waiting out the silence. At a terminal Ctrl-C is left
+    to prompt_toolkit, which reads it as a key (the table's and the prompt's own).
+    Returns the signals caught."""
+    loop, caught = asyncio.get_running_loop(), []
+    terminal = sys.stdin is not None and sys.stdin.isatty()
+    for sig in (None if terminal else signal.SIGINT, getattr(signal, "SIGTERM", None)):
+        if sig is None:
+            continue
+        try:
+            loop.add_signal_handler(sig, submit, QuitCmd(int(sig)))
+        except (NotImplementedError, RuntimeError, ValueError):  # Windows, not main thread
+            continue
+        caught.append(int(sig))
+    return caught
+
+
 def _die() -> None:
     """The test hook's kill -9 (os._exit where there is no SIGKILL)."""
     sigkill = getattr(signal, "SIGKILL", None)
@@ -752,6 +773,7 @@ class Session:
                                   "was played")  # fmt: skip
             return
         self.rules_ok = True
+        self._rules_told = True  # the question showed them
         p.refused = None
         await self._carry(p.start(self.now()))
 
@@ -873,6 +895,7 @@ class Session:
         self._started = self._last_heard = self.now()
         tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
                  asyncio.ensure_future(self.player.run(self))]  # fmt: skip
+        caught = _catch_stop_signals(self.submit)
         try:
             await self._carry(self.proto.start(self.now()))
             await self._after()
@@ -882,6 +905,8 @@ class Session:
                 if self.result is None:
                     await self._after()
         finally:
+            for sig in caught:
+                asyncio.get_running_loop().remove_signal_handler(sig)
             for t in tasks:
                 t.cancel()
             for t in tasks:
@@ -962,7 +987,8 @@ class Session:
             elif isinstance(o, Dropped):
                 self.stats.dropped_entries += 1
             elif isinstance(o, Refused):
-                self.say(f"refused: {o.reason}")
+                if self.rules_pending is None:  # else not refused yet: the player is asked
+                    self.say(f"refused: {o.reason}")
             else:
                 self.stats.seen.append(o)
                 self.player.event(self, o)
@@ -1103,9 +1129,11 @@ class Session:
             elif isinstance(cmd, RulesCmd):
                 await self._decide_rules(cmd.accept)
             elif isinstance(cmd, QuitCmd):
-                await self._send(ByeFrame(PAUSE_REASON))
-                self._end(0, "quit", f"left the game; resume it with: ginp2p resume "
-                                     f"{self.game_path or 'FILE'}")  # fmt: skip
+                await self._send(ByeFrame(PAUSE_REASON))  # the other side is told
+                why = f"{signal.Signals(cmd.signum).name}: " if cmd.signum else ""
+                self._end(128 + cmd.signum if cmd.signum else 0, "quit",
+                          f"{why}left the game; resume it with: ginp2p resume "
+                          f"{self.game_path or 'FILE'}")  # fmt: skip
         except (engine.IllegalAction, engine.HiddenCard, LocalProtocolError, LogError) as exc:
             if isinstance(self.player, BotPlayer):
                 self._bot_errors += 1
@@ -1522,9 +1550,10 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
     except (NetError, JoinError, RuntimeError, OSError) as exc:
         # folded only now that it matters: a finished match resumed, the other side gone
         over = saved is not None and _finished(saved, side.me)
-        if over:  # only the host could have lacked an entry, and it is not there
-            say(f"the match is over and nothing is owed (the host could not be reached to "
-                f"compare logs: {exc})")
+        if over:  # only the other side could lack an entry, and it cannot be reached
+            gone = ("the host could not be reached" if side.role == "guest"
+                    else "could not wait for the guest")  # fmt: skip
+            say(f"the match is over and nothing is owed ({gone} to compare logs: {exc})")
         else:
             say(f"error: {exc}")
         for f in (logfile, secrets):

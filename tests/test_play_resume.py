@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -43,6 +44,15 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
     done = _ginp2p(computer_home, "resume", "--bot", str(theirs), "--connect-timeout", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "the match is over and nothing is owed" in done.stdout
+    assert "the host could not be reached" in done.stdout
+    # the finished host side, its port taken: over too, and it does not blame a host
+    with socket.socket() as busy:
+        busy.bind(("0.0.0.0", 0))
+        busy.listen()
+        taken = str(busy.getsockname()[1])
+        held = _ginp2p(tmp_path, "resume", str(ours), "--port", taken)
+    assert held.returncode == 0, held.stdout + held.stderr
+    assert "nothing is owed (could not wait for the guest" in held.stdout
     # another player's key cannot carry on this game: one line, the file untouched
     after = ours.read_bytes()
     other = _ginp2p(tmp_path / "someone-else", "resume", str(ours))

@@ -4,6 +4,7 @@ Real processes: a computer host, a human guest whose typing comes through a pipe
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -41,8 +42,11 @@ def _read_until(proc: subprocess.Popen[str], text: str, timeout: float = 60) -> 
     return seen
 
 
-@pytest.mark.parametrize("answer", ["maybe\nyes", "no"])
-def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str) -> None:
+@pytest.mark.parametrize(("answer", "leave"), [("maybe\nyes", "quit"), ("yes", "SIGTERM"),
+                                             ("yes", "SIGINT"), ("no", "")])
+def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave: str) -> None:
+    """Then it leaves: the `quit` command, `kill` or Ctrl-C. Each tells the host the game
+    is paused, and says how to resume it."""
     h = host(tmp_path / "h", "--preset", "hoyle")
     g = _human_guest(tmp_path / "g", h.join_string(), answer)
     try:
@@ -59,12 +63,23 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str) -> No
             assert "declined" in h.output or "refused" in h.output
             assert "your cards" not in rest
         else:
-            seen = _read_until(g, "your cards:")
-            assert "type yes to play by the host's rules" in seen  # "maybe" was explained
-            g.stdin.write("quit\n")
-            g.stdin.flush()
-            rest = g.communicate(timeout=60)[0]
-            assert "resume it with: ginp2p resume" in rest
+            seen = shown + _read_until(g, "your cards:")
+            if "maybe" in answer:
+                assert "type yes to play by the host's rules" in seen  # it was explained
+            assert "refused" not in seen  # asked is not refused
+            assert seen.count("the host's rules: hoyle") == 1
+            if leave == "quit":
+                g.stdin.write("quit\n")
+                g.stdin.flush()
+                rest = g.communicate(timeout=60)[0]
+            else:  # stdin stays open: its end would be a `quit` of its own
+                g.send_signal(getattr(signal, leave))
+                g.wait(60)
+                assert g.stdout is not None
+                rest = g.stdout.read()
+            assert g.returncode == (128 + getattr(signal, leave) if leave != "quit" else 0), rest
+            assert "left the game; resume it with: ginp2p resume" in rest
+            h.wait_for("Gus left \\(left for now; the game can be resumed\\)")
     finally:
         if g.poll() is None:
             g.kill()

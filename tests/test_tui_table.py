@@ -193,6 +193,11 @@ def test_the_table_fits_80_columns_in_ascii_without_colour() -> None:
     for row in [*rows, *help_rows(80)]:
         assert sum(len(t) for _, t in fit(row, 80)) <= 80
     assert all(len(line) <= 80 for line in plain(help_rows(80)).splitlines()), "help fits"
+    # 60 columns: the hand drops its title, never its total, and the marker follows
+    narrow = [line.rstrip() for line in texts(table_rows(v, ASCII, 60, selected=c("KS"),
+                                                         after=6)).splitlines()]  # fmt: skip
+    at = next(i for i, line in enumerate(narrow) if line.endswith("deadwood AS KS 3D 2C = 16"))
+    assert len(narrow[at]) <= 60 and narrow[at + 1].index("^^") == narrow[at].index("KS")
 
 
 def test_cards_are_coloured_by_suit_unless_ascii_no_colour() -> None:
@@ -494,6 +499,7 @@ def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
     async def script(player: TablePlayer, send: Any) -> None:
         await send("?")
         assert "choose a card in your hand" in screen(player)
+        assert "At the showdown Enter sends" in screen(player), "all of it on 80 x 24"
         await send("\x1b")
         assert "choose a card in your hand" not in screen(player)
         await send("\x03")  # Ctrl-C

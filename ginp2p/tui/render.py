@@ -170,7 +170,7 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     else:
         rows.append([])
     rows.append([])
-    rows += hand_rows(v, look, selected, label)
+    rows += hand_rows(v, look, selected, label, width)
     rows.append(_hint_row(v, look, selected, after, label))
     turn_style = "class:turn" if v.my_turn else ""
     rows.append([(turn_style, (" ▶ " if v.my_turn else "   ") + look.words(v.turn))])
@@ -178,11 +178,13 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     return rows
 
 
-def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12) -> list[Row]:
-    """Your hand in its groups, and a marker row under the chosen card."""
+def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12,
+              width: int = 80) -> list[Row]:  # fmt: skip
+    """Your hand in its groups, and a marker row under the chosen card. Where the row
+    is too wide it drops its title rather than the deadwood total at its end."""
     if not v.hand:
         return [[("class:title", " your hand".ljust(label))], []]
-    row: Row = [("class:title", " your hand".ljust(label))]
+    row: Row = [("class:title", " your hand".ljust(label) if label > 1 else " ")]
     marks = " " * label
     pos = label
     dead_started = False
@@ -219,6 +221,8 @@ def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12) 
         marks += " "
         pos += 1
     row.append(("class:title", f"= {v.deadwood}" if dead_started else "gin!"))
+    if label > 1 and sum(get_cwidth(text) for _, text in row) > width:
+        return hand_rows(v, look, selected, 1, width)
     return [row, [("class:turn", marks.rstrip())]]
 
 
@@ -378,10 +382,9 @@ def match_rows(m: MatchSummary, width: int, finished: bool) -> list[Row]:
 
 
 HELP_TEXT = """\
-Gin rummy: make melds (3 or 4 cards of one rank, or 3+ in a row of one suit)
-and keep the other cards (deadwood: ace 1, pictures 10) low. Each turn, draw a
-card, then discard one. With deadwood of 10 or less you may knock; with none,
-go gin.
+Gin rummy: make melds (3 or 4 of one rank, or 3+ in a row of one suit) and keep
+the other cards (deadwood: ace 1, pictures 10) low. Each turn draw a card, then
+discard one. With deadwood of 10 or less you may knock; with none, go gin.
 
 keys
   ← →     choose a card in your hand     Enter   discard the chosen card
@@ -395,8 +398,8 @@ commands (cards as 7h, 10h, qs, jk)
   stock  pile  take  pass  discard 7h  knock qs  gin 2c  show  say TEXT
   claim  resign  quit
 
-At the showdown the best melds and layoffs are proposed: Enter accepts them,
-e lets you lay them one by one. The other player's moves are in the log."""
+At the showdown Enter sends the proposed melds; e lets you lay them one by one."""
+"""Short enough for an 80 x 24 terminal: 18 rows under the table's header."""
 
 
 def help_rows(width: int) -> list[Row]:

@@ -262,10 +262,7 @@ class TablePlayer:
         return out
 
     def say(self, text: str) -> None:
-        pending = self.session is not None and self.session.rules_pending is not None
         for line in text.splitlines() or [""]:
-            if pending and line.startswith("refused: the host's rules"):
-                continue  # not refused yet: the question is on screen
             if line.startswith("? "):
                 self.message = ("class:error", self.look.words(line[2:]))
                 self._log(line, "class:error")
