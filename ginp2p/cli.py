@@ -359,8 +359,9 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
 
         def on_listening(port: int, join: str, code: str) -> None:
             # started once the port is known: `resume --port` may have moved it
-            children.append(_spawn_computer(["--resume", game, "--join", f"127.0.0.1:{port}"],
-                                            Path(game)))  # fmt: skip
+            again = ["--resume", game, "--join", f"127.0.0.1:{port}"]
+            children.append(_spawn_computer(again, Path(game)))
+            _mind_computer(children, again, again, Path(game), setup)
 
         setup.on_listening = on_listening
     try:
@@ -455,6 +456,42 @@ def _reap(child: Any, timeout: float) -> None:
             child.wait()
 
 
+_MINDERS: set[Any] = set()  # the running minder tasks (the loop keeps weak references)
+
+
+def _mind_computer(children: list[Any], first: list[str], again: list[str], game: Path,
+                   setup: Any) -> None:  # fmt: skip
+    """Watch the computer player (``children[-1]``, started with ``first``) while the game
+    runs: if it dies (killed, crashed), start it again, with ``again`` once its game file
+    exists, twice at most, and say so; without this the person would wait for it
+    forever. Called on the game's event loop. It polls, so nothing waits on the child
+    once the game is over."""
+    import asyncio
+    import signal
+
+    say = setup.table.heard(setup.out) if setup.table is not None else setup.out
+
+    async def mind() -> None:
+        for tries_left in (2, 1, 0):
+            while (code := children[-1].poll()) is None:
+                await asyncio.sleep(0.5)
+            if code == 0:  # the match is over for it
+                return
+            if code in (130, 143):  # asked to stop (Ctrl-C, kill): it said it left
+                return
+            how = f"was killed ({signal.Signals(-code).name})" if code < 0 else f"failed ({code})"
+            if not tries_left:
+                say(f"the computer player {how} again; what it said is in "
+                    f"{game.with_suffix('.out')}")  # fmt: skip
+                return
+            say(f"the computer player {how}; starting it again")
+            children.append(_spawn_computer(again if game.exists() else first, game))
+
+    task = asyncio.get_running_loop().create_task(mind())
+    _MINDERS.add(task)
+    task.add_done_callback(_MINDERS.discard)
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     """You against the computer player over loopback ZeroMQ, with the full protocol.
 
@@ -485,10 +522,13 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     def on_listening(port: int, join: str, code: str) -> None:
         key = key_to_text(identity.public_key)
-        children.append(_spawn_computer(
-            ["--join", f"127.0.0.1:{port}/{key}", "--pair-code", code, "--name",
-             "Computer 2" if watch else "Computer", "--game-file", str(computer_game),
-             "--linger", str(args.linger), "--connect-timeout", "30"], computer_game))  # fmt: skip
+        first = ["--join", f"127.0.0.1:{port}/{key}", "--pair-code", code, "--name",
+                 "Computer 2" if watch else "Computer", "--game-file", str(computer_game),
+                 "--linger", str(args.linger), "--connect-timeout", "30"]  # fmt: skip
+        children.append(_spawn_computer(first, computer_game))
+        again = ["--resume", str(computer_game), "--join", f"127.0.0.1:{port}", "--linger",
+                 str(args.linger)]  # fmt: skip
+        _mind_computer(children, first, again, computer_game, setup)
 
     lines: list[str] = []
     show = _printer(args)
@@ -513,7 +553,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     finally:
         # a person who left mid-game paused it: the computer would wait for them, so it
         # is stopped (its files are saved entry by entry; `ginp2p resume` restarts it)
-        left = any(line.startswith("left the game") for line in lines)
+        left = any("left the game" in line for line in lines)  # "SIGINT: left the game"
         for child in children:
             _reap(child, 1.0 if left else args.linger + 5)
     if code == 0 and watch:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .test_session_support import SHORT, assert_same_and_clean, entries
+from .test_session_support import SHORT, Peer, assert_same_and_clean, entries
 
 
 def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -59,3 +59,40 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
     assert other.returncode == 1 and "Traceback" not in other.stderr
     assert "was played with the key" in other.stdout
     assert ours.read_bytes() == after
+
+
+def _children(parent: int) -> list[int]:
+    """The computer players a `play` process started (they name their parent)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmd = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"--parent-pid" in cmd and cmd[cmd.index(b"--parent-pid") + 1] == str(parent).encode():
+            found.append(int(proc.name))
+    return found
+
+
+def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
+    """The person plays in line mode (commands from a pipe) and waits; the computer is
+    killed. It comes back from its saved game, and the match ends cleanly on both sides."""
+    peer = Peer(tmp_path, ["play", "--plain", "--name", "Pat", *SHORT, "--linger", "3"],
+                name="person", stdin=subprocess.PIPE)  # fmt: skip
+    assert peer.proc.stdin is not None
+    try:
+        peer.wait_for(r"your cards")  # the first hand is dealt: the computer has a game file
+        (computer,) = _children(peer.proc.pid)
+        os.kill(computer, signal.SIGKILL)
+        peer.wait_for(r"the computer player was killed \(SIGKILL\); starting it again"
+                      r"[\s\S]*connected to Computer")  # fmt: skip
+        assert _children(peer.proc.pid) not in ([], [computer])
+        peer.proc.stdin.write(b"resign\n")
+        peer.proc.stdin.flush()
+        assert peer.wait() == 0, peer.output
+    finally:
+        peer.kill()
+    assert "MATCH OVER: Computer wins (you resigned)" in peer.output, peer.output
+    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
+    (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
+    assert_same_and_clean(ours, theirs)
