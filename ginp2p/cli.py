@@ -515,9 +515,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     side = PeerFile("host", name[:64], player, None, "127.0.0.1", 0, rules.to_dict(), args.k,
                     args.claim_timeout, _created(), computer_game=str(computer_game))  # fmt: skip
     if watch:
-        print(f"ginp2p {__version__}: no terminal to play in, so two computer players play a "
-              f"match over the network protocol ({rules.name}); `ginp2p play` in a terminal "
-              "is you against the computer\n", flush=True)  # fmt: skip
+        why = "" if args.watch else "no terminal to play in, so "
+        print(f"ginp2p {__version__}: {why}two computer players play a match over the network "
+              f"protocol ({rules.name}); `ginp2p play` in a terminal is you against the "
+              "computer\n", flush=True)  # fmt: skip
     children: list[Any] = []
 
     def on_listening(port: int, join: str, code: str) -> None:
@@ -741,11 +742,12 @@ def encodes(stream: Any, text: str) -> bool:
 # ------------------------------------------------------------------------ the parser
 
 
-def _console_options(p: argparse.ArgumentParser) -> None:
+def _console_options(p: argparse.ArgumentParser, play: bool = False) -> None:
     c = p.add_argument_group("console")
     c.add_argument("--plain", action="store_true",
                    help="a plain line prompt instead of the full-screen table (screen readers, "
-                   "scripts; also the default without a terminal)")  # fmt: skip
+                   + ("scripts: commands may come from a pipe)" if play else
+                      "scripts; also the default without a terminal)"))  # fmt: skip
     c.add_argument("--ascii", action="store_true",
                    help="cards as 7H, TH, QS instead of suit symbols (NO_COLOR=1 drops colour)")
     c.add_argument("--no-bell", action="store_true",
@@ -777,7 +779,7 @@ def _pair_option(p: argparse.ArgumentParser) -> None:
                    "guest: the host's code, instead of typing it")  # fmt: skip
 
 
-def _mdns_options(p: argparse.ArgumentParser, host: bool) -> None:
+def _mdns_options(p: argparse.ArgumentParser, host: bool, browse: bool) -> None:
     p.add_argument("--mdns-interface", metavar="ADDR",
                    help="announce/look for games on this interface address only (e.g. "
                    "127.0.0.1); default every interface")  # fmt: skip
@@ -785,8 +787,8 @@ def _mdns_options(p: argparse.ArgumentParser, host: bool) -> None:
         p.add_argument("--no-advertise", action="store_true",
                        help="do not announce the game on the LAN (the join string still works)")
     p.add_argument("--browse-time", type=_seconds, default=3.0, metavar="SECONDS",
-                   help=argparse.SUPPRESS if host else
-                   "how long to look for games on the LAN (default 3)")  # fmt: skip
+                   help="how long to look for games on the LAN (default 3)" if browse
+                   else argparse.SUPPRESS)  # fmt: skip
 
 
 def _host_options(p: argparse.ArgumentParser) -> None:
@@ -831,7 +833,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--watch", action="store_true", help="watch two computer players")
     _connect_option(play, guest=False)
     _game_options(play, True)
-    _console_options(play)
+    _console_options(play, play=True)
     play.set_defaults(func=_cmd_play, pair_code=None)
 
     host = sub.add_parser("host", help="host a match for a person on another computer",
@@ -839,7 +841,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "code for the guest, and announces the game on the LAN.")  # fmt: skip
     _host_options(host)
     _pair_option(host)
-    _mdns_options(host, True)
+    _mdns_options(host, True, browse=False)
     _connect_option(host, guest=False)
     _game_options(host, True)
     _console_options(host)
@@ -852,7 +854,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="HOST:PORT/KEY (the host's join string) or HOST:PORT")
     _pair_option(join)
     join.add_argument("--yes", action="store_true", help="accept the host's rules unasked")
-    _mdns_options(join, False)
+    _mdns_options(join, False, browse=True)
     _connect_option(join)
     _game_options(join, False)
     _console_options(join)
@@ -869,7 +871,7 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--resume", metavar="FILE", help="continue a saved game")
     _host_options(bot)
     _pair_option(bot)
-    _mdns_options(bot, True)
+    _mdns_options(bot, True, browse=True)  # --host, or --discover
     bot.set_defaults(browse_time=3.0)
     _connect_option(bot)
     _game_options(bot, True)

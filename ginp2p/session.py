@@ -1595,9 +1595,12 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if table is not None:
             session.ping_every = 5.0
         result = await (table.play(session) if table is not None else session.run())
-        if result.status == "error" and not resume and not logfile.records:
-            say(f"error: {result.message}")
-            empty = True  # nothing was played: no files left behind
+        # nothing was played: no hand begun (an entry of a hand may be evidence)
+        if result.status in ("error", "quit") and not resume and proto.table.hand is None:
+            say(f"error: {result.message}" if result.status == "error"
+                else "left before the game began")  # fmt: skip
+            say(f"nothing was played, so {path.name} is not kept")
+            empty = True
         elif result.status == "error":
             say(f"error: {result.message}")
             say(f"the game is saved; continue it with: ginp2p resume {path}")

@@ -62,6 +62,8 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
             assert h.wait() != 0
             assert "declined" in h.output or "refused" in h.output
             assert "your cards" not in rest
+            assert "nothing was played, so" in rest and "is not kept" in rest
+            assert not list((tmp_path / "g").glob("games/*")), "no files left behind"
         else:
             seen = shown + _read_until(g, "your cards:")
             if "maybe" in answer:
@@ -80,6 +82,22 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
             assert g.returncode == (128 + getattr(signal, leave) if leave != "quit" else 0), rest
             assert "left the game; resume it with: ginp2p resume" in rest
             h.wait_for("Gus left \\(left for now; the game can be resumed\\)")
+    finally:
+        if g.poll() is None:
+            g.kill()
+        h.kill()
+
+
+def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> None:
+    h = host(tmp_path / "h")
+    g = _human_guest(tmp_path / "g", h.join_string(), "")
+    try:
+        _read_until(g, "play by these rules?")
+        rest = g.communicate("", timeout=60)[0]  # the end of input: a quit
+        assert g.returncode == 0, rest
+        assert "left before the game began" in rest and "is not kept" in rest
+        assert "resume" not in rest
+        assert not list((tmp_path / "g").glob("games/*")), "no files left behind"
     finally:
         if g.poll() is None:
             g.kill()

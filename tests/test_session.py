@@ -11,6 +11,7 @@ import json
 import selectors
 import signal
 import socket
+import sys
 import threading
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from ginp2p.discovery import key_to_text
 from ginp2p.log import GUEST, Entry, load_or_create_identity
 
 from .test_session_support import (
+    CODE,
     Peer,
     assert_same_and_clean,
     entries,
@@ -266,3 +268,35 @@ def test_a_connection_that_keeps_dropping_mid_hand(tmp_path: Path) -> None:
     assert proxy.dropped == 5
     assert g.output.count("lost the connection") >= 3, g.output
     assert_same_and_clean(h.game_file(), g.game_file())
+
+
+_FAILING_PLAYER = """
+import sys
+from ginp2p import cli, session
+
+real = session.BotPlayer.next_command
+
+def next_command(self, s):
+    if s.proto.table.hand is not None:  # a hand has begun
+        raise RuntimeError("a bug in the player")
+    return real(self, s)
+
+session.BotPlayer.next_command = next_command
+sys.exit(cli.main(sys.argv[sys.argv.index("-m") + 2:]))  # after Peer's "python -m ginp2p"
+"""
+
+
+def test_a_game_that_fails_after_a_hand_began_is_kept(tmp_path: Path) -> None:
+    """An error ends the game; only a game in which nothing was played is removed. Here
+    a hand had begun, so the files stay, and the game can be resumed."""
+    h = host(tmp_path / "h", "--claim-timeout", "3")
+    g = Peer(tmp_path / "g", ["bot", "--join", h.join_string(), "--name", "Guesto",
+                              "--pair-code", CODE],
+             prefix=[sys.executable, "-c", _FAILING_PLAYER], name="failing guest")  # fmt: skip
+    assert g.wait() == 1, g.output
+    assert "the player failed: RuntimeError: a bug in the player" in g.output
+    assert "the game is saved; continue it with: ginp2p resume" in g.output
+    assert "is not kept" not in g.output
+    (saved,) = (tmp_path / "g").glob("games/*.ginlog")
+    assert entries(saved), "its entries are kept"
+    h.kill()
