@@ -648,9 +648,12 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
             except (ValueError, TypeError):
                 action = None
             hs = s.match.hand if s.match is not None else None
-            if p.index in moved and e.kind in ("draw_discard", "take_upcard") and hs:
-                # the card taken is the one just added to the hand: public, it was on the pile
-                taken = public.get(s.fold_hand, {}).get(hs.hands[e.author][-1])
+            if e.kind in ("draw_discard", "take_upcard") and hs:
+                # the card taken is the one just added to the hand (public: it was on the
+                # pile); a refused take left the pile as it was, its top the card it meant
+                pos = hs.hands[e.author][-1] if p.index in moved else \
+                    hs.discard_pile[-1] if hs.discard_pile else None  # fmt: skip
+                taken = public.get(s.fold_hand, {}).get(pos) if pos is not None else None
         steps.append(Step(
             index=p.index, entry=e, hand=hand_of.get(e.id, 0), mark=marks.get(p.index),
             match=s.match, fold_hand=s.fold_hand, stage=s.stage, opened=s.opened,

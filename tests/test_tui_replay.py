@@ -356,3 +356,11 @@ def test_the_cheat_is_marked_on_an_entry_of_the_cheater(name: str) -> None:
     assert cheat is not None
     (marked,) = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
     assert marked.entry.author == cheat.author and marked.entry.seq <= cheat.seq
+
+
+def test_a_refused_take_names_the_card_it_meant() -> None:
+    """A take out of turn is refused, yet the card it meant was public: the upcard."""
+    r = load(Path(__file__).parent / "corpus" / "cheat-out-of-turn.ginlog", find_secrets=False)
+    (marked,) = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
+    assert marked.entry.kind == "take_upcard"
+    assert r.describe(marked).endswith("takes the upcard Q♠")
