@@ -447,9 +447,14 @@ def describe_action(action: Action, who: str, card: Any = None) -> str:
 class Player(Protocol):
     """Who makes this side's moves. The session calls ``next_command`` after every
     change (a bot answers at once), ``event`` for what happened, and runs ``run`` as a
-    task for the whole game (a person's input)."""
+    task for the whole game (a person's input). ``keys_ctrl_c``: a prompt_toolkit
+    screen reads Ctrl-C as a key of its own (it asks first), so the session does not
+    catch the signal."""
 
     verbose: bool
+
+    @property
+    def keys_ctrl_c(self) -> bool: ...
 
     def next_command(self, session: Session) -> Command | None: ...
 
@@ -460,6 +465,8 @@ class Player(Protocol):
 
 class BotPlayer:
     """The computer player: plays when it is its turn, claims once it may."""
+
+    keys_ctrl_c = False
 
     def __init__(self, verbose: bool = False) -> None:
         self.verbose = verbose
@@ -495,6 +502,14 @@ class LinePlayer:
         self.stdin = stdin
         self._shown: Any = None
         self._claim_told = False
+
+    @property
+    def keys_ctrl_c(self) -> bool:
+        return self._at_terminal()
+
+    def _at_terminal(self) -> bool:
+        stdin = self.stdin or sys.stdin
+        return stdin is sys.stdin and stdin is not None and stdin.isatty()
 
     def next_command(self, session: Session) -> Command | None:
         p = session.proto
@@ -546,11 +561,10 @@ class LinePlayer:
             session.say(f"your move: {_hint(p.legal_actions())}")
 
     async def run(self, session: Session) -> None:
-        stdin = self.stdin or sys.stdin
-        if stdin is sys.stdin and stdin.isatty():
+        if self._at_terminal():
             await self._run_prompt(session)
         else:
-            await self._run_lines(session, stdin)
+            await self._run_lines(session, self.stdin or sys.stdin)
 
     async def _run_prompt(self, session: Session) -> None:
         from prompt_toolkit import PromptSession
@@ -627,14 +641,12 @@ class _Poke:
     pass
 
 
-def _catch_stop_signals(submit: Callable[[Command], None]) -> list[int]:
-    """Ctrl-C and ``kill`` quit as the ``quit`` command does, so the other player hears
-    the game is paused instead of waiting out the silence. At a terminal Ctrl-C is left
-    to prompt_toolkit, which reads it as a key (the table's and the prompt's own).
-    Returns the signals caught."""
+def _catch_stop_signals(submit: Callable[[Command], None], sigint: bool) -> list[int]:
+    """Ctrl-C (if ``sigint``) and ``kill`` quit as the ``quit`` command does, so the
+    other player hears the game is paused instead of waiting out the silence. Returns
+    the signals caught."""
     loop, caught = asyncio.get_running_loop(), []
-    terminal = sys.stdin is not None and sys.stdin.isatty()
-    for sig in (None if terminal else signal.SIGINT, getattr(signal, "SIGTERM", None)):
+    for sig in (signal.SIGINT if sigint else None, getattr(signal, "SIGTERM", None)):
         if sig is None:
             continue
         try:
@@ -895,7 +907,7 @@ class Session:
         self._started = self._last_heard = self.now()
         tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
                  asyncio.ensure_future(self.player.run(self))]  # fmt: skip
-        caught = _catch_stop_signals(self.submit)
+        caught = _catch_stop_signals(self.submit, sigint=not self.player.keys_ctrl_c)
         try:
             await self._carry(self.proto.start(self.now()))
             await self._after()

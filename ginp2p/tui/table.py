@@ -164,6 +164,7 @@ class TablePlayer:
     """
 
     verbose = True
+    keys_ctrl_c = True  # asks "leave the game?" first
 
     def __init__(self, look: Look | None = None, *, bell: bool = True,
                  input: Input | None = None, output: Output | None = None) -> None:  # fmt: skip
