@@ -1607,8 +1607,10 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if table is not None:
             session.ping_every = 5.0
         result = await (table.play(session) if table is not None else session.run())
-        # nothing was played: no hand begun (an entry of a hand may be evidence)
-        if result.status in ("error", "quit") and not resume and proto.table.hand is None:
+        # the game began once both hellos are stored: the other side may wait for a
+        # resume, and an entry may be evidence; before that, nothing was played
+        began = proto.log.hello(HOST) is not None and proto.log.hello(GUEST) is not None
+        if result.status in ("error", "quit") and not resume and not began:
             say(f"error: {result.message}" if result.status == "error"
                 else "left before the game began")  # fmt: skip
             say(f"nothing was played, so {path.name} is not kept")

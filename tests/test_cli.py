@@ -202,8 +202,10 @@ def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
     h = host(tmp_path / "h")
     join = h.join_string()
     g = Peer(tmp_path / "g", ["join", join, "--pair-code", CODE, "--yes", "--linger", "3"],
-             name="person")  # fmt: skip
-    # stdin is /dev/null: end of input means quit; the game stays saved
+             name="person", stdin=subprocess.PIPE)  # fmt: skip
+    g.wait_for("your cards")
+    assert g.proc.stdin is not None
+    g.proc.stdin.close()  # the end of input means quit; the game stays saved
     assert g.wait() == 0, g.output
     assert "resume it with: ginp2p resume" in g.output
     path = g.game_file()
