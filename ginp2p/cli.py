@@ -336,8 +336,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
         side = PeerFile.load(peer_path(path))
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    if player is not None:
-        side.player = player
+    player = player or side.player  # for this run only: the file keeps who plays it
     if getattr(args, "address", None):
         try:
             host, port, _ = parse_join(args.address)
@@ -347,11 +346,11 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     if getattr(args, "port", None) is not None and side.role == "host":
         side.port = args.port
     expect = side.ruleset() if side.role == "guest" and side.rules else None
-    setup = GameSetup(side, path, side.player, verbose=args.verbose,
+    setup = GameSetup(side, path, player, verbose=args.verbose,
                       connect_timeout=args.connect_timeout, linger=args.linger,
-                      expect_rules=expect, accept_rules=side.player == "bot",
+                      expect_rules=expect, accept_rules=player == "bot",
                       parent_pid=getattr(args, "parent_pid", None), out=_printer(args))  # fmt: skip
-    if side.player != "bot":
+    if player != "bot":
         setup.table = _table(args)
     children: list[Any] = []
     if side.computer_game and side.role == "host":
@@ -378,11 +377,18 @@ def _run(setup: Any, identity: Any, *, resume: bool) -> int:
 
     if sys.platform == "win32":  # zmq.asyncio needs add_reader (pyzmq#1423)
         asyncio.set_event_loop_policy(asyncio.WindowsSelectorEventLoopPolicy())  # type: ignore[attr-defined]
+    saved = f"the game is saved: ginp2p resume {setup.path}"
     try:
         return asyncio.run(run_game(setup, identity, resume=resume))
     except KeyboardInterrupt:
-        print(f"\ninterrupted; the game is saved: ginp2p resume {setup.path}", file=sys.stderr)
+        print(f"\ninterrupted; {saved if setup.path.exists() else 'nothing was saved'}",
+              file=sys.stderr)  # fmt: skip
         return 130
+    except OSError as exc:  # a full disk, a folder taken away: every whole entry is kept
+        print(f"ginp2p: error: {exc}", file=sys.stderr)
+        if setup.path.exists():
+            print(f"up to the last entry written, {saved}", file=sys.stderr)
+        return 1
 
 
 def _cmd_host(args: argparse.Namespace) -> int:
@@ -501,7 +507,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .discovery import key_to_text
     from .log import load_or_create_identity
     from .pairing import new_code
-    from .session import GameSetup, PeerFile, new_game_path
+    from .session import GameSetup, PeerFile, drop_reservation, new_game_path
 
     _check_common(args)
     watch = args.watch or not (sys.stdin.isatty() or args.plain)  # --plain: commands piped in
@@ -557,6 +563,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         left = any("left the game" in line for line in lines)  # "SIGINT: left the game"
         for child in children:
             _reap(child, 1.0 if left else args.linger + 5)
+        drop_reservation(computer_game)  # if the computer never began its game
     if code == 0 and watch:
         print(f"\nthe game is saved in {path} (ginp2p games lists them)")
     return code
@@ -689,8 +696,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return 1
 
     to_file = args.output not in (None, "-")
-    if to_file and _same_file(args.output, args.file):
-        return fail(f"{args.output} is the game log itself: write the export elsewhere")
+    game = Path(args.file)
+    own = (game, game.with_suffix(".secrets"), game.with_suffix(".peer"))
+    if to_file and any(_same_file(args.output, str(f)) for f in own):
+        return fail(f"{args.output} is one of the game's own files: write the export "
+                    "elsewhere")  # fmt: skip
     try:
         replay = load(args.file, find_secrets=False)
     except ReplayError as exc:

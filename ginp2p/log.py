@@ -14,13 +14,14 @@ Peer bytes never raise here: :meth:`Log.add` returns a typed :class:`Added`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import errno
 import hashlib
 import os
 import stat
 import sys
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -886,6 +887,25 @@ def _write_all(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+def replace_atomically(path: Path, data: bytes, mode: int) -> None:
+    """Write ``path`` whole or not at all (write, fsync, rename, fsync the folder): a
+    crash leaves the old or the new file, a failed write no temporary file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            _write_all(fd, data)
+            _sync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    _sync_dir(path)
+
+
 def _lock(fd: int, path: Path) -> None:
     try:
         import fcntl
@@ -911,9 +931,11 @@ def _read_all(fd: int) -> bytes:
     return b"".join(chunks)
 
 
-def _parse_records(data: bytes, pos: int) -> tuple[list[bytes], int, str | None]:
+def _parse_records(data: bytes, pos: int, whole: Callable[[Any], bool] | None = None
+                   ) -> tuple[list[bytes], int, str | None]:  # fmt: skip
     """Whole msgpack-bin records from ``pos``: (records, end of the last whole one, why
-    parsing stopped early or None)."""
+    parsing stopped early or None). A record longer than what is left is "incomplete"
+    (a crash's torn tail) unless records that ``whole`` accepts follow it."""
     out: list[bytes] = []
     n = len(data)
     while pos < n:
@@ -927,10 +949,47 @@ def _parse_records(data: bytes, pos: int) -> tuple[list[bytes], int, str | None]
             return out, pos, "a record longer than any entry"
         end = pos + 1 + width + length
         if end > n:
+            if whole is not None and _records_follow(data, pos + 1 + width, whole):
+                return out, pos, "a damaged record length (whole records follow it)"
             return out, pos, "incomplete"
         out.append(data[pos + 1 + width : end])
         pos = end
     return out, pos, None
+
+
+def _records_follow(data: bytes, start: int, whole: Callable[[Any], bool]) -> bool:
+    """Whether, from some byte after ``start`` to the end of ``data``, whole records run
+    that each hold what this kind of file holds (``whole`` of the unpacked record). A
+    record cut by a crash is the last thing in its file; one followed by such records
+    was damaged instead, and cutting it would lose every entry after it."""
+    for at in range(start, len(data)):
+        if data[at] in _BIN_WIDTH:
+            records, _, why = _parse_records(data, at)
+            if why is None and records and all(_holds(r, whole) for r in records):
+                return True
+    return False
+
+
+def _holds(record: bytes, whole: Callable[[Any], bool]) -> bool:
+    try:
+        return whole(msgpack.unpackb(record, raw=True, strict_map_key=False))
+    except Exception:
+        return False
+
+
+def _is_wire(x: Any) -> bool:
+    """A stored entry: ``[packed, signature]``."""
+    return type(x) is list and len(x) == 2 and type(x[0]) is bytes and \
+        type(x[1]) is bytes and len(x[1]) == 64  # fmt: skip
+
+
+def _is_secret(x: Any) -> bool:
+    """A secrets record: ``[tag, hand, a, b]``."""
+    return type(x) is list and len(x) == 4 and type(x[0]) is int
+
+
+_WHOLE = {b"GINLOG1\n": _is_wire, b"GINSEC1\n": _is_secret}
+"""What a record of each kind of file holds (by magic)."""
 
 
 def _open_records(
@@ -976,7 +1035,7 @@ def _parse_file(
         raise FileCorrupt(f"{path}: unreadable header") from exc
     if type(version) is not list or not version or version[0] != FILE_FORMAT:
         raise FileCorrupt(f"{path}: unsupported file format {version!r}")
-    return _parse_records(data, len(magic) + unpacker.tell())
+    return _parse_records(data, len(magic) + unpacker.tell(), _WHOLE.get(magic))
 
 
 def _load_records(

@@ -23,7 +23,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from .discovery import key_from_text, key_to_text
-from .log import config_dir, fingerprint
+from .log import config_dir, fingerprint, replace_atomically
 
 __all__ = [
     "PEERS_FILE",
@@ -93,22 +93,7 @@ def _write(path: Path, peers: list[Peer]) -> None:
         ],
     }
     data = (json.dumps(doc, indent=2, ensure_ascii=False) + "\n").encode()
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-    if hasattr(os, "O_DIRECTORY"):
-        dfd = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
+    replace_atomically(path, data, 0o600)
 
 
 @contextlib.contextmanager

@@ -149,14 +149,31 @@ def peer_path(log_path: str | os.PathLike[str]) -> Path:
 
 
 def new_game_path(directory: Path, role: str) -> Path:
-    """A fresh ``YYYYMMDD-HHMMSS-ROLE[-N].ginlog`` in ``directory`` (created)."""
+    """A fresh ``YYYYMMDD-HHMMSS-ROLE[-N].ginlog`` in ``directory`` (created), reserved:
+    its ``.peer`` is created empty, exclusively, so two games started in one second
+    never share a file. The game's own ``.peer`` replaces it once the files are open;
+    :func:`drop_reservation` removes it if the game never began."""
     directory.mkdir(parents=True, exist_ok=True)
     stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{role}"
     for n in range(1, 1000):
         path = directory / (f"{stem}.ginlog" if n == 1 else f"{stem}-{n}.ginlog")
-        if not path.exists() and not peer_path(path).exists():
-            return path
+        if path.exists():
+            continue
+        try:
+            os.close(os.open(peer_path(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
+        except FileExistsError:
+            continue
+        return path
     raise FileExistsError(f"no free game file name in {directory}")
+
+
+def drop_reservation(path: Path) -> None:
+    """Remove the empty ``.peer`` that :func:`new_game_path` reserved ``path`` with, if
+    the game never opened its files."""
+    sidecar = peer_path(path)
+    with contextlib.suppress(OSError):
+        if not path.exists() and sidecar.stat().st_size == 0:
+            sidecar.unlink()
 
 
 @dataclass
@@ -196,16 +213,11 @@ class PeerFile:
         return RuleSet.from_dict(dict(self.rules)) if self.rules is not None else None
 
     def save(self, path: Path) -> None:
-        """Atomically (write, fsync, rename): a crash leaves the old or the new file."""
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        """Atomically: a crash leaves the old or the new file."""
+        from .log import replace_atomically
+
         data = json.dumps(asdict(self), indent=1, sort_keys=True).encode() + b"\n"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
+        replace_atomically(path, data, 0o644)
 
     @classmethod
     def load(cls, path: Path) -> PeerFile:
@@ -1426,13 +1438,21 @@ def _finished(log: Log, me: int) -> bool:
     return table.finished
 
 
-def open_game(path: Path) -> tuple[LogFile, SecretsFile]:
-    """Open (creating) a game's log and secrets, locked; a clear error if in use."""
+def open_game(path: Path, *, new: bool = False) -> tuple[LogFile, SecretsFile]:
+    """Open (creating) a game's log and secrets, locked; a clear error if in use, if a
+    ``new`` game's file already holds entries, or if a saved game's secrets are gone
+    (they hold this player's seeds: an empty file would stop the game later, and less
+    clearly)."""
+    if not new and not secrets_path(path).exists():
+        raise RuntimeError(f"{secrets_path(path)} is missing: it holds your seeds, and the "
+                           "game cannot go on without it (restore it from a backup)")  # fmt: skip
     try:
         logfile = LogFile.open(path)
     except FileLocked:
         raise RuntimeError(f"{path} is open in another ginp2p process") from None
     try:
+        if new and logfile.records:
+            raise RuntimeError(f"{path} already holds another game: not touched")
         secrets = SecretsFile.open(secrets_path(path))
     except BaseException:
         logfile.close()
@@ -1464,6 +1484,14 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
     """Set up the endpoint, admit or pair, the files and the protocol; play; return the
     exit code. Before the guest is admitted nothing is written, so an error (port in
     use, host unreachable, wrong code, version mismatch) leaves nothing behind."""
+    try:
+        return await _run_game(setup, identity, resume)
+    finally:
+        if not resume:
+            drop_reservation(setup.path)
+
+
+async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
     from . import peers
@@ -1558,7 +1586,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
             await ad.close()
             ad = None
         if logfile is None:
-            logfile, secrets = open_game(path)
+            logfile, secrets = open_game(path, new=True)
     except (NetError, JoinError, RuntimeError, OSError) as exc:
         # folded only now that it matters: a finished match resumed, the other side gone
         over = saved is not None and _finished(saved, side.me)
@@ -1607,10 +1635,12 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if table is not None:
             session.ping_every = 5.0
         result = await (table.play(session) if table is not None else session.run())
-        # the game began once both hellos are stored: the other side may wait for a
-        # resume, and an entry may be evidence; before that, nothing was played
-        began = proto.log.hello(HOST) is not None and proto.log.hello(GUEST) is not None
-        if result.status in ("error", "quit") and not resume and not began:
+        # Nothing was played if an error came before both hellos were stored, or this
+        # player left before its own hello went out. Otherwise the other side may wait
+        # for a resume, and the entries may be evidence: the files stay.
+        mine, theirs = (proto.log.hello(x) is not None for x in (proto.me, proto.opponent))
+        nothing = not mine if result.status == "quit" else not (mine and theirs)
+        if result.status in ("error", "quit") and not resume and nothing:
             say(f"error: {result.message}" if result.status == "error"
                 else "left before the game began")  # fmt: skip
             say(f"nothing was played, so {path.name} is not kept")

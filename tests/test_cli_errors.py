@@ -41,12 +41,15 @@ def test_export_never_writes_over_the_log_it_reads(
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     log = tmp_path / "game.ginlog"
     shutil.copy(CORPUS / "clean-classic.ginlog", log)
-    before = log.read_bytes()
+    own = [log, log.with_suffix(".secrets"), log.with_suffix(".peer")]
+    for f in own[1:]:
+        f.write_bytes(b"the seeds and the way back to the game")
+    before = [f.read_bytes() for f in own]
     monkeypatch.chdir(tmp_path)
-    for out in (str(log), "game.ginlog", "./game.ginlog"):
+    for out in (str(log), "game.ginlog", "./game.ginlog", "game.secrets", str(own[2])):
         assert main(["export", str(log), "-o", out]) == 1
-        assert "is the game log itself" in capsys.readouterr().err
-    assert log.read_bytes() == before
+        assert "is one of the game's own files" in capsys.readouterr().err
+    assert [f.read_bytes() for f in own] == before
     # `-o -` is stdout, not a file called "-"
     assert main(["export", str(log), "-o", "-"]) == 0
     assert capsys.readouterr().out.startswith("Ann (host) vs Bob (guest), preset classic")
@@ -200,3 +203,38 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
     with pytest.raises(SystemExit) as exc:
         main(["games", "--log-dir", str(FALSE_GIN)])
     assert exc.value.code == 2
+
+
+def test_two_games_started_in_one_second_never_share_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    from ginp2p import session
+
+    monkeypatch.setattr(session.time, "strftime", lambda fmt: "20261124-021357")
+    a = session.new_game_path(tmp_path, "host")
+    b = session.new_game_path(tmp_path, "host")
+    assert a.name == "20261124-021357-host.ginlog" and b.name == "20261124-021357-host-2.ginlog"
+    assert session.peer_path(a).exists(), "reserved before the game opens its files"
+    session.drop_reservation(a)
+    assert not session.peer_path(a).exists()
+    # and a file that holds a game is never opened as a new one
+    shutil.copy(CORPUS / "clean-classic.ginlog", b)
+    before = b.read_bytes()
+    with pytest.raises(RuntimeError, match="already holds another game"):
+        session.open_game(b, new=True)
+    assert b.read_bytes() == before
+    session.drop_reservation(b)  # not a reservation any more: its game is there
+    assert session.peer_path(b).exists()
+
+
+def test_resume_without_the_secrets_file_says_so(tmp_path: Path) -> None:
+    from ginp2p.session import PeerFile
+
+    game = tmp_path / "game.ginlog"
+    shutil.copy(CORPUS / "clean-classic.ginlog", game)
+    PeerFile("host", "Ann").save(game.with_suffix(".peer"))
+    before = game.read_bytes()
+    done = _run(tmp_path, "resume", str(game))
+    out = done.stdout.decode() + done.stderr.decode()
+    assert done.returncode == 1 and "Traceback" not in out
+    assert "game.secrets is missing: it holds your seeds" in out
+    assert game.read_bytes() == before and not game.with_suffix(".secrets").exists()

@@ -522,6 +522,36 @@ def test_a_torn_tail_is_cut_at_every_offset(tmp_path: Path) -> None:
         torn.unlink()
 
 
+def test_a_damaged_length_is_not_mistaken_for_a_torn_tail(tmp_path: Path) -> None:
+    """A record whose length runs past the end of the file, with whole records after
+    it, was damaged, not torn by a crash: opening refuses (nothing is cut) unless asked
+    to repair, and the audit's reader says so."""
+    path = tmp_path / "game.ginlog"
+    full = (Path(__file__).parent / "corpus" / "clean-classic.ginlog").read_bytes()
+    starts, pos = [], len(b"GINLOG1\n\x91\x01")
+    while pos < len(full):  # where each record begins
+        starts.append(pos)
+        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[full[pos]]
+        pos += 1 + width + int.from_bytes(full[pos + 1 : pos + 1 + width], "big")
+    tried = 0
+    for k, at in enumerate(starts[:-1]):
+        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[full[at]]
+        length = len(full) - (at + 1 + width) + 1  # one byte past the end of the file
+        if length >= 256**width or length > L.MAX_RECORD:
+            continue
+        tried += 1
+        bad = full[: at + 1] + length.to_bytes(width, "big") + full[at + 1 + width :]
+        path.write_bytes(bad)
+        with pytest.raises(L.FileCorrupt, match="damaged record length"):
+            L.LogFile.open(path)
+        assert path.read_bytes() == bad, "nothing cut"
+        records, torn = L.read_records(path)
+        assert len(records) == k and torn is not None and "damaged" in torn.reason
+        with pytest.warns(L.TornTailWarning), L.LogFile.open(path, repair=True) as f:
+            assert len(f.records) == k
+    assert tried >= 10, "the game has records to damage"
+
+
 def test_torn_header_and_foreign_or_corrupt_files(tmp_path: Path) -> None:
     path = tmp_path / "new.ginlog"
     path.write_bytes(b"GINLO")

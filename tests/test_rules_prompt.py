@@ -102,3 +102,20 @@ def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> Non
         if g.poll() is None:
             g.kill()
         h.kill()
+
+
+def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
+        tmp_path: Path) -> None:  # fmt: skip
+    """Its hello is out: the guest may still say yes and wait, so the host's files stay
+    and `ginp2p resume` can go on."""
+    h = host(tmp_path / "h", "--preset", "hoyle")
+    g = _human_guest(tmp_path / "g", h.join_string(), "")
+    try:
+        _read_until(g, "play by these rules?")
+        h.kill(signal.SIGTERM)
+        assert h.proc.returncode == 143, h.output
+        assert "SIGTERM: left the game; resume it with: ginp2p resume" in h.output
+        assert "not kept" not in h.output
+        assert h.game_file().exists() and h.game_file().with_suffix(".secrets").exists()
+    finally:
+        g.kill()
