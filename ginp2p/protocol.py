@@ -366,10 +366,19 @@ class PeerProtocol:
                 out.append(Waiting(o.author, o.what, self._now))
 
     def _auto(self, out: list[Output]) -> None:
-        """Append every owed entry that is not a player's decision, one after another."""
+        """Append every owed entry that is not a player's decision, one after another.
+
+        If one cannot be made (a bug, a secret gone), the peer stops (``refused``) and
+        ``out`` keeps the outputs of the entries made before it: an entry is in the log
+        as soon as it is appended, so its ``Save`` must never be dropped with an
+        exception (a later resync would send an entry that was never saved)."""
         refused = self.refused
         while True:
-            step = self._next_auto()
+            try:
+                step = self._next_auto()
+            except Exception as exc:
+                self.refused = f"the next entry could not be made ({type(exc).__name__}: {exc})"
+                step = None
             if step is None:
                 if self.refused is not None and self.refused != refused:
                     out.append(Refused(self.refused))  # tell the player, once

@@ -42,6 +42,7 @@ from ginp2p.protocol import (
     Dropped,
     Output,
     PeerProtocol,
+    Refused,
     Save,
     SaveAnswer,
     SaveSeeds,
@@ -958,3 +959,25 @@ def test_the_same_seed_gives_byte_identical_logs() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=root, env=env, check=True,
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     assert out.stdout.strip() == _digest(first)
+
+
+def test_an_entry_that_cannot_be_made_stops_the_peer_and_keeps_the_saves(dealt: Dealt) -> None:
+    """A move is appended, then the automatic entry after it fails (here: every one
+    fails). The move's Save still comes out, before anything is sent, and the peer
+    stops instead of raising with an entry in its log that was never saved."""
+    link = clone(dealt.link)
+    side = next(s for s in sides(link) if s.proto.my_turn)
+    p = side.proto
+
+    def broken() -> None:
+        raise KeyError("a secret that is gone")
+
+    p._next_auto = broken  # type: ignore[method-assign]
+    legal = p.legal_actions()
+    outs = p.act(legal[0])
+    saves = [o for o in outs if isinstance(o, Save)]
+    assert len(saves) == 1 and saves[0].entry.kind == legal[0].kind
+    first_send = next(i for i, o in enumerate(outs) if isinstance(o, Send))
+    assert outs.index(saves[0]) < first_send
+    assert isinstance(outs[-1], Refused) and "KeyError" in outs[-1].reason
+    assert p.refused is not None
