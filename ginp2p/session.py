@@ -343,6 +343,36 @@ def _find_card(view: HandState, me: int, text: str) -> Any:
     raise CommandError(f"{want.pretty()} is not in your hand")
 
 
+MOVE_VERBS = frozenset({"stock", "draw", "s", "pile", "p", "take", "pass", "discard", "d",
+                        "knock", "gin", "rumino", "show"})  # fmt: skip
+"""The typed commands that are moves (only on your turn)."""
+
+
+def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
+    """Why this knock is refused, and what would do."""
+    from . import melds
+
+    knocks = [a for a in legal if a.kind in ("knock", "wall_knock")]
+    limit = view.rules.knock_limit
+    if card is None:
+        if knocks:
+            return "knock with which discard? (knock 7h)"
+        held = melds.min_deadwood([c for c in view.cards(me) if c is not None], view.rules)
+        over = limit is not None and held > limit
+        return "you cannot knock now" + (f": your deadwood is {held}, over the limit of "
+                                         f"{limit}" if over else "")  # fmt: skip
+    why = f"you cannot knock discarding {card.pretty()}"
+    if not any(a.kind in ("discard", "knock", "gin") for a in legal):
+        return f"{why} now"
+    rest = [c for c in view.cards(me) if c is not None and c != card]
+    left = melds.min_deadwood(rest, view.rules)
+    if limit is not None and left > limit:
+        why += f": that leaves deadwood {left}, over the limit of {limit}"
+    others = [a.discard.pretty() for a in knocks if a.discard is not None]  # type: ignore[union-attr]
+    return why + (f"; you may knock discarding {', '.join(others)}" if others else
+                  "; no discard lets you knock now")  # fmt: skip
+
+
 def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     """A typed line → a command, or "help"/"look"; CommandError says what is wrong.
 
@@ -367,14 +397,13 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
         if not args:
             raise CommandError("say what? (say TEXT)")
         return ChatCmd(text.strip().split(None, 1)[1])
-    moves = {"stock", "draw", "s", "pile", "p", "take", "pass", "discard", "d", "knock",
-             "gin", "rumino", "show"}  # fmt: skip
-    if verb not in moves:
+    if verb not in MOVE_VERBS:
         raise CommandError(f"unknown command {verb!r} (help lists them)")
     if not proto.my_turn:
         owed = proto.table.owes(proto.opponent)
+        who = proto.table.names[proto.opponent] or "the other player"
         raise CommandError(
-            f"not your move: waiting for {owed.what}" if owed else "not your move now"
+            f"not your move: waiting for {who}: {owed.what}" if owed else "not your move now"
         )
     view = proto.view()
     assert view is not None
@@ -390,8 +419,9 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
 
     if verb in ("stock", "draw", "s"):
         return pick(lambda a: a.kind == "draw_stock", "you cannot draw from the stock now")
-    if verb in ("pile", "p"):
-        return pick(lambda a: a.kind == "draw_discard", "you cannot take from the pile now")
+    if verb in ("pile", "p"):  # the first upcard is the pile's top too
+        return pick(lambda a: a.kind in ("draw_discard", "take_upcard"),
+                    "you cannot take from the pile now")  # fmt: skip
     if verb == "take":
         return pick(lambda a: a.kind == "take_upcard", "there is no upcard to take now")
     if verb == "pass":
@@ -406,13 +436,8 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
                     f"{card.pretty()} was just taken from the pile and cannot go straight "
                     "back" if back else f"you cannot discard {card.pretty()} now")  # fmt: skip
     if verb == "knock":
-        if card is None:
-            return pick(lambda a: a.kind == "knock" and a.discard is None,  # type: ignore[union-attr]
-                        "knock with which discard? (knock 7h)")  # fmt: skip
-        return pick(
-            lambda a: a.kind in ("knock", "wall_knock") and a.discard == card,  # type: ignore[union-attr]
-            f"you cannot knock discarding {card.pretty()} (too much deadwood, or not now)",
-        )
+        return pick(lambda a: a.kind in ("knock", "wall_knock") and a.discard == card,  # type: ignore[union-attr]
+                    _no_knock(view, me, legal, card))  # fmt: skip
     if verb == "gin":
         if card is None:
             return pick(lambda a: a.kind == "big_gin", "gin with which discard? (gin 7h)")
@@ -445,7 +470,9 @@ def describe_action(action: Action, who: str, card: Any = None) -> str:
     if k == "discard":
         return f"{who} discarded {action.card.pretty()}"  # type: ignore[union-attr]
     if k == "show":
-        return f"{who} showed {len(action.melds)} melds"  # type: ignore[union-attr]
+        n, laid = len(action.melds), len(action.layoffs)  # type: ignore[union-attr]
+        text = f"{who} showed {n} meld{'s' if n != 1 else ''}" if n else f"{who} showed no melds"
+        return text + (f" and laid off {laid} card{'s' if laid != 1 else ''}" if laid else "")
     discard = getattr(action, "discard", None)
     verb = {"knock": "knocked", "gin": "went gin", "big_gin": "went big gin",
             "wall_knock": "knocked at the wall", "declare_rumino": "declared rumino",
@@ -525,7 +552,10 @@ class LinePlayer:
 
     def next_command(self, session: Session) -> Command | None:
         p = session.proto
-        turn = (p.table.placed_count, p.my_turn) if p.my_turn else None
+        view = p.view() if p.my_turn else None
+        # the table again after every move (not for a chat line)
+        m = p.table.match
+        turn = (m and m.hand_no, len(view.moves)) if view is not None else None
         if turn is not None and turn != self._shown:
             self._shown = turn
             self.look(session)
@@ -541,12 +571,17 @@ class LinePlayer:
             session.say(f"the host's rules: {describe_rules(what.rules)}")
             session.say("play by these rules? type yes or no")
             return
+        if isinstance(what, Waiting) and not what.what.startswith(DECISIONS):
+            return  # the shuffle's steps: a screen reader would read nothing else
         text = session.describe(what, terse=False)
         if text:
             session.say(text)
+        if isinstance(what, HandScored):
+            session.say(showdown_text(session, what))
+        elif isinstance(what, MatchOver) and session.proto.table.match is not None:
+            session.say(match_text(session, session.proto.table.match))
 
     def look(self, session: Session) -> None:
-        from . import melds
 
         p = session.proto
         view = p.view()
@@ -554,6 +589,9 @@ class LinePlayer:
         if view is None or m is None:
             session.say(session.status())
             return
+        from .cards import card_order
+        from .tui.view import declared, draft_from, knock_options, sort_hand
+
         names = session.names
         me = p.me
         mine = [c for c in view.cards(me) if c is not None]
@@ -561,16 +599,34 @@ class LinePlayer:
         top = pile[-1].pretty() if pile and pile[-1] is not None else "-"
         session.say(
             f"hand {m.hand_no} · {names[me]} {m.scores[me]}, {names[1 - me]} {m.scores[1 - me]}"
-            f" · stock {view.stock_left} · pile {top} ({len(pile)})"
-        )
-        try:
-            dead = f"  (deadwood {melds.min_deadwood(mine, view.rules)})"
-        except Exception:
-            dead = ""
-        session.say(f"your cards: {_cards(sorted(mine, key=lambda c: (c.suit or 0, c.rank)))}"
-                    + dead)  # fmt: skip
-        if p.my_turn:
-            session.say(f"your move: {_hint(p.legal_actions())}")
+            f" (game to {m.rules.game_target}) · stock {view.stock_left} · pile {top} "
+            f"({len(pile)})"
+        )  # fmt: skip
+        opp = p.opponent
+        if (theirs := view.declarations[opp]) is not None:
+            session.say(f"{names[opp]} laid down: {_shown_text(declared(theirs))}")
+        groups, dead = sort_hand(mine, view.rules)
+        session.say(f"your cards: {_grouped(groups, dead)}")
+        if not p.my_turn:
+            session.say(session.status())
+            return
+        legal = p.legal_actions()
+        knocks, big = knock_options(view, legal)
+        ways = [f"{'gin' if k.gin else 'knock'} {k.discard.pretty()} (deadwood {k.deadwood})"
+                for k in knocks if k.discard is not None]  # fmt: skip
+        ways += ["knock (no discard)"] * any(k.discard is None for k in knocks)
+        ways += ["gin (big gin, all eleven cards)"] * (big is not None)
+        if ways:
+            session.say(f"you may end the hand: {', '.join(ways)}")
+        for a in legal:
+            if a.kind == "show":  # the proposal `show` sends
+                d = draft_from(a, view)
+                laid = f", lay off {_cards(x.card for x in d.layoffs)}" if d.layoffs else ""
+                melded = " ".join(f"[{_cards(m.cards)}]" for m in d.melds) or "no melds"
+                left = sorted(d.left(), key=card_order)
+                session.say(f"`show` lays down {melded}{laid}, deadwood {_cards(left)} = "
+                            f"{d.deadwood(view.rules)}")  # fmt: skip
+        session.say(f"your move: {_hint(legal)}")
 
     async def run(self, session: Session) -> None:
         if self._at_terminal():
@@ -604,6 +660,9 @@ class LinePlayer:
 
         threading.Thread(target=reader, daemon=True, name="ginp2p-stdin").start()
         while (line := await lines.get()) is not None:
+            words = line.split()
+            if words:  # a script's lines wait for the table they were written for
+                await _settled(session, move=words[0].lower() in MOVE_VERBS)
             self._line(session, line)
         session.submit(QuitCmd())
 
@@ -625,12 +684,97 @@ class LinePlayer:
         except Exception as exc:  # never a crash on typed input
             session.say(f"? cannot do that now ({type(exc).__name__}: {exc})")
             return
+        if isinstance(cmd, ResignCmd):  # one mistyped line must not lose the match
+            words = line.split()
+            if len(words) < 2 or words[1].lower() != "yes":
+                session.say(f"? resigning ends the match and {session.opponent_name} wins it; "
+                            "type `resign yes` to resign")  # fmt: skip
+                return
+            cmd = ResignCmd(" ".join(words[2:]))
         if cmd == "help":
             session.say(HELP)
         elif cmd == "look":
             self.look(session)
         else:
             session.submit(cmd)  # type: ignore[arg-type]
+
+
+DECISIONS = ("a move", "a show", "the host's hello", "the guest's hello")
+"""What the other player owes that is theirs to decide (the rest the program does)."""
+
+
+async def _settled(session: Session, move: bool) -> None:
+    """Until the table is settled for a script's next line: every command sent is done
+    and nothing automatic is pending (a stock card's key, a shuffle step); for a move,
+    until it is this player's move. Or until the match is over. A script's line is then
+    judged against the table it was written for."""
+    p = session.proto
+
+    def ready() -> bool:
+        if session.result is not None or session.finishing is not None or p.finished:
+            return True
+        if session.busy:
+            return False
+        if p.my_turn or move:
+            return p.my_turn
+        owed = p.table.owes(p.opponent)
+        return owed is None or owed.what.startswith(DECISIONS)
+
+    while not ready():
+        await asyncio.sleep(0.02)
+
+
+def _grouped(groups: Any, dead: int) -> str:
+    """``[3♠ 4♠ 5♠] [9♥ 9♦ 9♣] deadwood A♠ 2♣ = 3``; ``... gin`` when no card is loose."""
+    melded = " ".join(f"[{_cards(g.cards)}]" for g in groups if g.meld)
+    loose = [g for g in groups if not g.meld]
+    tail = f"deadwood {_cards(loose[0].cards)} = {dead}" if loose else "gin"
+    return f"{melded} {tail}".strip()
+
+
+def _shown_text(shown: Any) -> str:
+    if shown is None:
+        return "nothing shown"
+    parts = [" ".join(f"[{_cards(m)}]" for m in shown.melds) or "no melds"]
+    if shown.layoffs:
+        parts.append(f"laid off {_cards(shown.layoffs)}")
+    parts.append(f"deadwood {_cards(shown.deadwood_cards)} = {shown.deadwood}"
+                 if shown.deadwood_cards else "no deadwood")  # fmt: skip
+    return ", ".join(parts)
+
+
+def showdown_text(session: Session, what: HandScored) -> str:
+    """Both hands as they were laid down and how the points were made up (what the
+    table's hand summary shows)."""
+    from .tui.view import hand_summary
+
+    p = session.proto
+    m = p.table.match
+    assert m is not None
+    summary = hand_summary(what.hand, what.result, what.scores, p.me, _real_names(session),
+                           m.rules)  # fmt: skip
+    names = session.names
+    lines = [f"  {names[seat]}: {_shown_text(summary.seats[i].shown)}"
+             for i, seat in enumerate((p.me, p.opponent))]  # fmt: skip
+    lines += [f"  {reason}" for reason in summary.reasons]
+    return "\n".join(lines)
+
+
+def match_text(session: Session, m: Any) -> str:
+    """The match's score sheet: each hand's points, the bonuses, the totals."""
+    from .tui.view import match_summary
+
+    s = match_summary(m, session.proto.me, _real_names(session))
+    me, them = "you", s.names[1]
+    lines = [f"  hand {n}: {what}: {me} {a}, {them} {b}" for n, what, a, b in s.hands]
+    lines += [f"  {what}: {me} {a}, {them} {b}" for what, a, b in s.bonuses]
+    lines.append(f"  total: {me} {s.totals[0]}, {them} {s.totals[1]}")
+    return "\n".join(lines)
+
+
+def _real_names(session: Session) -> tuple[str, str]:
+    n = session.proto.table.names
+    return n[0] or "host", n[1] or "guest"
 
 
 # ------------------------------------------------------------------------ the session
@@ -756,6 +900,7 @@ class Session:
         self._handshake_failures = 0
         self._told_unpinned: set[bytes] = set()
         self._bot_errors = 0
+        self._submitted = self._done = 0  # the player's commands, for `busy`
         self.expect_rules = expect_rules
         self.rules_ok = accept_rules
         self.rules_pending: RuleSet | None = None
@@ -823,7 +968,13 @@ class Session:
 
     def submit(self, cmd: Command) -> None:
         """A command from the player (any task, same loop)."""
+        self._submitted += 1
         self.queue.put_nowait(cmd)
+
+    @property
+    def busy(self) -> bool:
+        """Whether a command the player submitted is not done yet."""
+        return self._done < self._submitted
 
     def no_claim(self) -> str | None:
         """Why a claim cannot be made now, in words; None if it can."""
@@ -866,28 +1017,33 @@ class Session:
                     line += f", undercut by {names[1 - r.knocker]}"
             else:
                 line += r.end.value.replace("_", " ")
-            if r.scored:
-                gainer = 0 if r.points[0] else 1
-                line += f"; {names[gainer]} {'score' if names[gainer] == 'you' else 'scores'} " \
-                        f"{r.points[gainer]}"
+            from .tui.view import hand_line
+
+            me = None if isinstance(self.player, BotPlayer) else p.me
             s = what.scores
-            return f"{line}  [{names[0]} {s[0]}, {names[1]} {s[1]}]"
+            return f"{hand_line(what.hand, r, me, _real_names(self))}  " \
+                   f"[{names[0]} {s[0]}, {names[1]} {s[1]}]"
         if isinstance(what, MatchOver):
             return self._match_line(what)
         if isinstance(what, CheatDetected):
             where = f"; the evidence is in {self.game_path}" if self.game_path else ""
             return "CHEAT: " + what.cheat.describe(self.proto.table.names) + where
         if isinstance(what, Chatted):
-            return None if what.player == p.me else f"{names[what.player]}: {what.text}"
+            return f"{names[what.player]}: {what.text}"
         if isinstance(what, Waiting):
             return None if terse else f"waiting for {self.opponent_name}: {what.what}"
         if terse:
             return None
         if isinstance(what, HandDealt):
+            from .cards import card_order
+
             dealer = names[what.dealer]
             up = what.upcard.pretty() if what.upcard is not None else "?"
             deals = "deal" if what.dealer == p.me else "deals"
-            return f"hand {what.hand}: {dealer} {deals}; your cards {_cards(what.cards or ())}; " \
+            cards = sorted((c for c in what.cards or () if c is not None), key=card_order)
+            rules = p.table.rules
+            first = f"the rules: {describe_rules(rules)}\n" if what.hand == 1 and rules else ""
+            return f"{first}hand {what.hand}: {dealer} {deals}; your cards {_cards(cards)}; " \
                    f"upcard {up}"
         if isinstance(what, Moved):
             return describe_action(what.action, names[what.player], what.card)
@@ -955,7 +1111,10 @@ class Session:
         elif isinstance(item, (Received, LinkUp, LinkDown, Rejected, BadFrame)):
             await self._on_net(item)
         else:
-            await self._on_command(item)
+            try:
+                await self._on_command(item)
+            finally:
+                self._done += 1
 
     async def _after(self) -> None:
         """After every item: note the opponent's hello, finish, let the player act."""
@@ -1143,7 +1302,7 @@ class Session:
                 await self._carry(p.advance())
             elif isinstance(cmd, ClaimCmd):
                 if (why := self.no_claim()) is not None:
-                    self.say(why)
+                    self.say(f"? {why}")
                     return
                 await self._carry(p.claim(self.now()))
             elif isinstance(cmd, ResignCmd):

@@ -26,7 +26,15 @@ from . import events as ev
 from . import match as mt
 from . import shuffle as sh
 from .cards import Card
-from .engine import Action, DrawDiscard, DrawStock, HandResult, HandState, PartialKnowledge
+from .engine import (
+    Action,
+    DrawDiscard,
+    DrawStock,
+    HandResult,
+    HandState,
+    PartialKnowledge,
+    TakeUpcard,
+)
 from .log import (
     GUEST,
     HOST,
@@ -877,7 +885,7 @@ class Table:
         card = None
         if isinstance(action, DrawStock):
             h.pending_stock = (hs.stock_next, a)
-        elif isinstance(action, DrawDiscard):
+        elif isinstance(action, DrawDiscard | TakeUpcard):  # the pile's top: public
             card = hs.upcard
         elif hasattr(action, "card"):
             card = action.card

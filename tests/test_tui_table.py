@@ -519,7 +519,7 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
 
     async def script(player: TablePlayer, send: Any) -> None:
         await send("s")
-        assert s.submitted == [] and "not your move: waiting for a move in hand 1" in \
+        assert s.submitted == [] and "not your move: waiting for Ann: a move in hand 1" in \
             player.message[1]  # fmt: skip
         await send("\r")
         assert s.submitted == [] and player.message[0] == "class:error"
@@ -591,3 +591,21 @@ def test_no_color_keeps_reverse_and_underline() -> None:
     dead = style.get_attrs_for_style_str("class:card.black class:card.dead")
     assert chosen.reverse and dead.underline
     assert not chosen.color and not dead.color and not dead.bgcolor
+
+
+def test_typed_commands_explain_a_refusal_and_what_would_do() -> None:
+    """The command line (the table's `:` and the line mode) says why a knock is
+    refused and which discards would knock; the first upcard is the pile's top too."""
+    from ginp2p.session import CommandError, parse_command
+
+    proto: Any = FakeSession(drawn_hand()).proto
+    with pytest.raises(CommandError) as refused:
+        parse_command("knock 2c", proto)
+    assert str(refused.value).startswith("you cannot knock discarding 2♣: that leaves "
+                                         "deadwood 14, over the limit of 10; you may knock "
+                                         "discarding K♠")  # fmt: skip
+    knock = parse_command("knock ks", proto)
+    assert isinstance(knock, Act) and knock.action.kind == "knock"
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H")
+    upcard: Any = FakeSession(h).proto  # the non-dealer decides on the upcard first
+    assert parse_command("pile", upcard) == Act(engine.TakeUpcard())

@@ -36,8 +36,11 @@ __all__ = [
     "build_view",
     "card_order",
     "deadwood_after",
+    "declared",
     "draft_from",
+    "hand_line",
     "hand_summary",
+    "knock_options",
     "log_line",
     "match_summary",
     "meld_order",
@@ -164,7 +167,8 @@ def meld_order(meld: Meld) -> tuple[Card, ...]:
     return tuple(sorted(meld.cards, key=card_order))
 
 
-def _shown(decl: Declaration) -> Shown:
+def declared(decl: Declaration) -> Shown:
+    """A declaration as the table shows it: melds in order, layoffs, the deadwood."""
     return Shown(
         tuple(meld_order(m) for m in decl.melds),
         tuple(lay.card for lay in decl.layoffs),
@@ -173,7 +177,9 @@ def _shown(decl: Declaration) -> Shown:
     )
 
 
-def _knocks(hand: HandState, legal: Sequence[Action]) -> tuple[list[KnockOption], Action | None]:
+def knock_options(hand: HandState, legal: Sequence[Action]
+                  ) -> tuple[list[KnockOption], Action | None]:  # fmt: skip
+    """The knocks and gins among ``legal`` (least deadwood first), and a big gin."""
     rules = hand.rules
     me = hand.to_move
     cards = [c for c in hand.cards(me) if c is not None]
@@ -285,13 +291,13 @@ def build_view(s: Situation) -> TableView:
         upcard = hand.upcard
         decl = hand.declarations[opp]
         if decl is not None:
-            shown = _shown(decl)
+            shown = declared(decl)
         if s.my_turn and hand.to_move == me and not hand.over:
             try:
                 legal = engine.legal_actions(hand)
             except engine.HiddenCard:
                 legal = []
-            knocks, big = _knocks(hand, legal)
+            knocks, big = knock_options(hand, legal)
     ordered = tuple(c for g in groups for c in g.cards)
     return TableView(
         names=(s.names[me], s.names[opp]),
@@ -348,7 +354,7 @@ def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
     if isinstance(event, Moved):
         return describe_action(event.action, who(event.player), event.card)
     if isinstance(event, HandScored):
-        return _hand_line(event.hand, event.result, me, names) + \
+        return hand_line(event.hand, event.result, me, names) + \
             f" · {names[me]} {event.scores[me]}, {names[1 - me]} {event.scores[1 - me]}"
     if isinstance(event, MatchOver):
         return _match_line(event.winner, event.end, me, names)
@@ -357,7 +363,9 @@ def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
     return None
 
 
-def _hand_line(number: int, r: HandResult, me: int, names: tuple[str, str]) -> str:
+def hand_line(number: int, r: HandResult, me: int | None, names: tuple[str, str]) -> str:
+    """How a hand ended and what each player scored; ``me`` (if any) is "you"."""
+
     def who(p: int) -> str:
         return "you" if p == me else names[p]
 
@@ -413,7 +421,7 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
                  names: tuple[str, str], rules: RuleSet) -> HandSummary:  # fmt: skip
     """From a scored hand (``HandScored``) to the lines of its summary."""
     seats = tuple(
-        SeatSummary(names[p], _shown(decl) if (decl := r.declarations[p]) is not None else None,
+        SeatSummary(names[p], declared(decl) if (decl := r.declarations[p]) is not None else None,
                     r.points[p], scores[p])
         for p in (me, 1 - me)
     )
@@ -434,7 +442,7 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
                        f"{'score' if gainer == me else 'scores'} {r.points[gainer]}")  # fmt: skip
     elif r.scored and rules.scoring == "own_deadwood":
         reasons.append("each player adds their own deadwood (low is good)")
-    return HandSummary(number, _hand_line(number, r, me, names), seats, tuple(reasons))  # type: ignore[arg-type]
+    return HandSummary(number, hand_line(number, r, me, names), seats, tuple(reasons))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
@@ -454,7 +462,7 @@ def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummar
     opp = 1 - me
     rows = []
     for i, r in enumerate(m.results, 1):
-        text = _hand_line(i, r, me, names).split(": ", 1)[1].split(";")[0]
+        text = hand_line(i, r, me, names).split(": ", 1)[1].split(";")[0]
         rows.append((i, text, r.points[me], r.points[opp]))
     totals = m.totals or m.scores
     rules = m.rules

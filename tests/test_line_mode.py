@@ -1,0 +1,67 @@
+"""The line mode as a person who cannot see a screen uses it: `ginp2p play --plain`
+with commands through a pipe, against the computer player (two real processes).
+Every fact needed to play is printed as text: the hand in melds, what the other player
+laid down, the showdown, the score sheet."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .test_session_support import GUARD
+
+
+def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path) -> None:
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
+    env.pop("GINP2P_CRASH_AT", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ginp2p", "play", "--plain", "--name", "Pat", "--set",
+         "game_target=500"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True, env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    seen: list[str] = []
+
+    def send(text: str) -> None:
+        assert proc.stdin is not None
+        proc.stdin.write(text + "\n")
+        proc.stdin.flush()
+
+    deadline = time.monotonic() + GUARD
+    try:
+        # a patient player: pass, draw, throw back what was drawn, show what is proposed
+        while (line := proc.stdout.readline()) and time.monotonic() < deadline:
+            seen.append(line)
+            if line.startswith("your move: take | pass"):
+                send("resign")  # a slip of the keyboard: asked, nothing happens
+                send("pass")
+            elif line.startswith("your move: stock"):
+                send("stock")
+            elif m := re.match(r"you drew (\S+) from the stock", line):
+                send(f"discard {m.group(1)}")
+            elif line.startswith("your move: show"):
+                send("show")
+            elif re.match(r"  (Computer|you) scores? \d+", line):
+                send("resign yes")
+        proc.wait(GUARD)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = "".join(seen)
+    assert proc.returncode == 0, out
+    assert "the rules: classic, game to 500" in out
+    assert re.search(r"your cards: (\[[^]]+\] )*deadwood .+ = \d+\n", out), "in melds"
+    assert "? resigning ends the match and Computer wins it; type `resign yes`" in out
+    hand = re.search(r"hand \d+: .*(knocked|went gin).*\n  you: (.+)\n  Computer: (.+)\n", out)
+    assert hand is not None, out
+    assert "deadwood" in hand.group(2) + hand.group(3)
+    if "Computer knocked" in hand.group(0):  # the knocker's melds came before our show
+        laid = out.index("Computer laid down: [")
+        assert laid < out.index("`show` lays down") < out.index(hand.group(0))
+    assert re.search(r"MATCH OVER: Computer wins \(you resigned\).*\n(  hand \d+: .+\n)*"
+                     r"  total: you \d+, Computer \d+\n", out), out  # fmt: skip
+    assert "waiting for Computer: a commitment" not in out, "no shuffle steps in the way"
