@@ -298,10 +298,13 @@ commands (cards as 7h, th, 10h, qs, jk):
   take | pass              take or pass the first upcard (pass: also at the wall)
   discard CARD             discard a card                      (also: d CARD)
   knock CARD               knock, discarding CARD (the best melds are laid out)
+  knock CARD [7h 8h 9h] [4s 4d 4c]
+                           knock laying down just these melds (the rest is deadwood)
   knock                    knock instead of drawing (rumino)
   gin CARD | gin           go gin discarding CARD / big gin with all eleven cards
   rumino CARD              declare rumino, discarding CARD
   show                     lay out the proposed melds and layoffs at the showdown
+  show [7h 8h 9h] lay 5d   show these melds, and lay off these cards
   look                     show the table again
   say TEXT                 a chat line to the other player
   claim                    the other player stopped answering: claim the match
@@ -373,6 +376,44 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
                   "; no discard lets you knock now")  # fmt: skip
 
 
+def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
+    """A knock, gin or show with the melds and layoffs the player typed instead of the
+    proposal: ``[7h 8h 9h] [4s 4d 4c] lay 5d``. Each bracket must be one meld of the
+    hand; each card after ``lay`` is laid off onto the first meld that takes it."""
+    import re
+    from dataclasses import replace
+
+    from .melds import Layoff, Meld
+    from .tui.view import draft_from
+
+    if action.kind not in ("knock", "gin", "big_gin", "wall_knock", "show"):
+        raise CommandError(f"only a knock, a gin or a show lays down melds ({text})")
+    groups = re.findall(r"\[([^\]]*)\]", text)
+    rest = re.sub(r"\[[^\]]*\]", " ", text).split()
+    if rest and rest[0].lower() == "lay":
+        rest = rest[1:]
+    elif rest:
+        raise CommandError(f"{' '.join(rest)!r}: put melds in brackets and layoffs after "
+                           "`lay` (knock 5h [7h 8h 9h] / show [7h 8h 9h] lay 5d)")  # fmt: skip
+    d = replace(draft_from(action, view), melds=(), layoffs=())
+    rules = view.rules
+    for g in groups:
+        cards = {_find_card(view, me, w) for w in g.replace(",", " ").split()}
+        meld = next((m for m in d.choices(rules)
+                     if isinstance(m, Meld) and set(m.cards) == cards), None)  # fmt: skip
+        if meld is None:
+            raise CommandError(f"[{g.strip()}] is not a meld you can lay down here")
+        d = replace(d, melds=(*d.melds, meld))
+    for w in rest:
+        card = _find_card(view, me, w)
+        lay = next((x for x in d.choices(rules)
+                    if isinstance(x, Layoff) and x.card == card), None)  # fmt: skip
+        if lay is None:
+            raise CommandError(f"{card.pretty()} cannot be laid off onto the knocker's melds")
+        d = replace(d, layoffs=(*d.layoffs, lay))
+    return d.action()
+
+
 def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     """A typed line → a command, or "help"/"look"; CommandError says what is wrong.
 
@@ -383,6 +424,9 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if not words:
         raise CommandError("type a command (help lists them)")
     verb, args = words[0].lower(), words[1:]
+    laid = next((i for i, w in enumerate(args) if w.startswith("[") or w.lower() == "lay"),
+                None)  # melds and layoffs chosen by hand, after the discard  # fmt: skip
+    declared, args = (" ".join(args[laid:]), args[:laid]) if laid is not None else ("", args)
     if verb in ("help", "?", "h"):
         return "help"
     if verb in ("look", "table", "hand", "l"):
@@ -399,6 +443,9 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
         return ChatCmd(text.strip().split(None, 1)[1])
     if verb not in MOVE_VERBS:
         raise CommandError(f"unknown command {verb!r} (help lists them)")
+    if len(args) > 1:
+        raise CommandError(f"{verb} takes one card, not {' '.join(args)!r} (help lists "
+                           "the commands)")  # fmt: skip
     if not proto.my_turn:
         owed = proto.table.owes(proto.opponent)
         who = proto.table.names[proto.opponent] or "the other player"
@@ -414,7 +461,7 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     def pick(pred: Callable[[Action], bool], why: str) -> Act:
         for a in legal:
             if pred(a):
-                return Act(a)
+                return Act(_lay_down(a, view, me, declared) if declared else a)
         raise CommandError(f"{why}; you can: {_hint(legal)}")
 
     if verb in ("stock", "draw", "s"):

@@ -5,6 +5,7 @@ a DummyOutput (prompt_toolkit's own way to test an application)."""
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -609,3 +610,26 @@ def test_typed_commands_explain_a_refusal_and_what_would_do() -> None:
     h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H")
     upcard: Any = FakeSession(h).proto  # the non-dealer decides on the upcard first
     assert parse_command("pile", upcard) == Act(engine.TakeUpcard())
+
+
+def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
+    """`knock CARD [..] [..]` and `show [..] lay CARD`: what a person who cannot use the
+    table's editor types to lay down melds of their own choosing."""
+    from ginp2p.session import CommandError, parse_command
+
+    knocker: Any = FakeSession(drawn_hand()).proto
+    cmd = parse_command("knock ks [4s 4d 4c] [7h 8h 9h 10h]", knocker)
+    assert isinstance(cmd, Act) and isinstance(cmd.action, engine.Knock)
+    assert cmd.action.discard == c("KS")
+    assert sorted(sorted(x.code for x in m.cards) for m in cmd.action.melds) == \
+        [["4C", "4D", "4S"], ["7H", "8H", "9H", "TH"]]  # fmt: skip
+    defender: Any = FakeSession(knocked_hand(), me=1).proto
+    show = parse_command("show [5s 6s 7s] [jd qd kd] lay th", defender)
+    assert isinstance(show, Act) and isinstance(show.action, engine.Show)
+    assert len(show.action.melds) == 2 and [x.card for x in show.action.layoffs] == [c("TH")]
+    for wrong, why in [("show [5s 6s] lay th", "[5s 6s] is not a meld you can lay down"),
+                       ("show lay 2d", "2♦ cannot be laid off"),
+                       ("show [5s 6s 7s] th", "put melds in brackets and layoffs after `lay`"),
+                       ("discard 2d junk", "discard takes one card")]:  # fmt: skip
+        with pytest.raises(CommandError, match=re.escape(why)):
+            parse_command(wrong, defender)
