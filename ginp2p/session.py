@@ -629,7 +629,6 @@ class LinePlayer:
             session.say(match_text(session, session.proto.table.match))
 
     def look(self, session: Session) -> None:
-
         p = session.proto
         view = p.view()
         m = p.table.match
