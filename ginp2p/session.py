@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import socket
 import sys
@@ -380,7 +381,6 @@ def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
     """A knock, gin or show with the melds and layoffs the player typed instead of the
     proposal: ``[7h 8h 9h] [4s 4d 4c] lay 5d``. Each bracket must be one meld of the
     hand; each card after ``lay`` is laid off onto the first meld that takes it."""
-    import re
     from dataclasses import replace
 
     from .melds import Layoff, Meld

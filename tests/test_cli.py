@@ -101,8 +101,10 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
             if i == 1:
                 break
             hint = child.match.group(1)
-            cards = re.findall(r"your cards: ([^\r\n(]*)", child.before)
-            first = cards[-1].split()[0] if cards else "?"
+            cards = re.findall(r"your cards: ([^\r\n]*)", child.before)  # melds, deadwood
+            held = [w.strip("[]") for w in cards[-1].split() if re.search(r"[♠♥♦♣]", w)] \
+                if cards else []  # fmt: skip
+            first = held[0] if held else "?"
             if "stock" in hint:
                 line = "stock"
             elif "pass" in hint:

@@ -87,7 +87,7 @@ def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
         peer.wait_for(r"the computer player was killed \(SIGKILL\); starting it again"
                       r"[\s\S]*connected to Computer")  # fmt: skip
         assert _children(peer.proc.pid) not in ([], [computer])
-        peer.proc.stdin.write(b"resign\n")
+        peer.proc.stdin.write(b"resign yes\n")
         peer.proc.stdin.flush()
         assert peer.wait() == 0, peer.output
     finally:
