@@ -988,10 +988,6 @@ def _is_secret(x: Any) -> bool:
     return type(x) is list and len(x) == 4 and type(x[0]) is int
 
 
-_WHOLE = {b"GINLOG1\n": _is_wire, b"GINSEC1\n": _is_secret}
-"""What a record of each kind of file holds (by magic)."""
-
-
 def _open_records(
     path: Path, magic: bytes, mode: int, repair: bool
 ) -> tuple[int, list[bytes], Torn | None]:
@@ -1252,6 +1248,11 @@ class SecretsFile(_RecordFile):
         if known is not None:
             raise SecretsError(f"the shuffle proof of hand {hand} step {step} is answered")
         self._write([_ANSWERED, hand, step, bytes(challenge)])
+
+
+_WHOLE = {LogFile.MAGIC: _is_wire, SecretsFile.MAGIC: _is_secret}
+"""What a record of each kind of file holds (by magic): how a damaged record is told
+from a torn tail."""
 
 
 # ------------------------------------------------------------------------- identity
