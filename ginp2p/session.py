@@ -692,7 +692,8 @@ class LinePlayer:
                 except (EOFError, KeyboardInterrupt):
                     session.submit(QuitCmd())
                     return
-                self._line(session, line)
+                if isinstance(self._line(session, line), QuitCmd):
+                    return  # no prompt after leaving
 
     async def _run_lines(self, session: Session, stdin: Any) -> None:
         """Lines from a pipe: a daemon thread reads (it never blocks the exit)."""
@@ -712,37 +713,41 @@ class LinePlayer:
             self._line(session, line)
         session.submit(QuitCmd())
 
-    def _line(self, session: Session, line: str) -> None:
+    def _line(self, session: Session, line: str) -> Command | None:
+        """Do what a typed line says; the command it submitted, if any."""
         if not line.strip():
-            return
+            return None
         if session.rules_pending is not None:
             answer = line.strip().lower()
             if answer in ("yes", "y", "no", "n"):
                 session.submit(RulesCmd(answer.startswith("y")))
             else:
                 session.say("? type yes to play by the host's rules, or no to leave")
-            return
+            return None
         try:
             cmd = parse_command(line, session.proto)
         except CommandError as exc:
             session.say(f"? {exc}")
-            return
+            return None
         except Exception as exc:  # never a crash on typed input
             session.say(f"? cannot do that now ({type(exc).__name__}: {exc})")
-            return
+            return None
         if isinstance(cmd, ResignCmd):  # one mistyped line must not lose the match
             words = line.split()
             if len(words) < 2 or words[1].lower() != "yes":
                 session.say(f"? resigning ends the match and {session.opponent_name} wins it; "
                             "type `resign yes` to resign")  # fmt: skip
-                return
+                return None
             cmd = ResignCmd(" ".join(words[2:]))
         if cmd == "help":
             session.say(HELP)
         elif cmd == "look":
             self.look(session)
         else:
-            session.submit(cmd)  # type: ignore[arg-type]
+            assert not isinstance(cmd, str)
+            session.submit(cmd)
+            return cmd
+        return None
 
 
 DECISIONS = ("a move", "a show", "the host's hello", "the guest's hello")

@@ -127,6 +127,26 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     assert_same_and_clean(games[0], theirs[0])
 
 
+def test_quit_at_the_prompt_leaves_no_prompt_behind(tmp_path: Path) -> None:
+    import pexpect
+
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path))
+    env.pop("GINP2P_CRASH_AT", None)
+    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", *SHORT],
+                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    try:
+        child.expect(r"your move: [^\r\n]*\r\n")
+        child.expect("ginp2p>")
+        child.sendline("quit")
+        child.expect("quit")  # the echo
+        child.expect(r"left the game; resume it with: ginp2p resume \S+")
+        assert "ginp2p>" not in child.before, "no prompt for a line that cannot come"
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
 def test_port_in_use_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
