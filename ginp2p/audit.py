@@ -412,19 +412,27 @@ def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
     return lines
 
 
-def _missing(log: Log) -> dict[int, list[int]]:
-    """Per feed, the seqs that stored entries name (by prev or ack) but the file lacks."""
+def _missing(log: Log) -> dict[int, list[tuple[int, int]]]:
+    """Per feed, the runs ``(first, last)`` of seqs that stored entries name (by prev or
+    ack) but the file lacks. Runs, not lists: a signed entry may name any seq at all."""
     seqs: list[set[int]] = [set(), set()]
     named = [0, 0]
     for e in log.entries():
         seqs[e.author].add(e.seq)
         named[e.author] = max(named[e.author], e.seq - 1)
         named[1 - e.author] = max(named[1 - e.author], e.ack_seq)
-    return {
-        a: gap
-        for a in (HOST, GUEST)
-        if (gap := [s for s in range(1, named[a] + 1) if s not in seqs[a]])
-    }
+    out: dict[int, list[tuple[int, int]]] = {}
+    for a in (HOST, GUEST):
+        runs, want = [], 1
+        for seq in sorted(x for x in seqs[a] if x <= named[a]):
+            if seq > want:
+                runs.append((want, seq - 1))
+            want = max(want, seq + 1)
+        if want <= named[a]:
+            runs.append((want, named[a]))
+        if runs:
+            out[a] = runs
+    return out
 
 
 def _unprovable_ack(p: Problem, log: Log) -> bool:
@@ -669,8 +677,9 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         if hand is not None:
             hand_damage.setdefault(hand, []).append(f"{_entry_words(e)}: {d.reason}")
     missing = _missing(log)
-    for a, seqs in missing.items():
-        which = f"entries {_ranges(seqs)}" if len(seqs) > 1 else f"entry {seqs[0]}"
+    for a, runs in missing.items():
+        which = f"entry {runs[0][0]}" if runs == [(runs[0][0],) * 2] else "entries " + \
+            ", ".join(str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
         line = f"the file lacks {names[a]}'s {which}, which later entries name"
         damage.append(line)
         hand_damage.setdefault(current, []).append(line)
