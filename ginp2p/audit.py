@@ -678,8 +678,9 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
             hand_damage.setdefault(hand, []).append(f"{_entry_words(e)}: {d.reason}")
     missing = _missing(log)
     for a, runs in missing.items():
-        which = f"entry {runs[0][0]}" if runs == [(runs[0][0],) * 2] else "entries " + \
-            ", ".join(str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
+        one = len(runs) == 1 and runs[0][0] == runs[0][1]
+        which = f"entry {runs[0][0]}" if one else "entries " + ", ".join(
+            str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
         line = f"the file lacks {names[a]}'s {which}, which later entries name"
         damage.append(line)
         hand_damage.setdefault(current, []).append(line)
