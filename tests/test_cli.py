@@ -3,6 +3,7 @@ nothing behind. Real processes, each with its own temporary GINP2P_HOME."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import socket
@@ -234,6 +235,8 @@ def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
     r = Peer(tmp_path / "g", ["resume", str(path), "--bot", "--linger", "3"], name="resumed")
     assert r.wait() == 0, r.output
     assert h.wait() == 0, h.output
+    # `--bot` was for that run: the game is still the person's
+    assert json.loads(path.with_suffix(".peer").read_text())["player"] == "human"
     assert_same_and_clean(h.game_file(), path)
 
 
