@@ -599,10 +599,9 @@ class LinePlayer:
 
     def next_command(self, session: Session) -> Command | None:
         p = session.proto
-        view = p.view() if p.my_turn else None
-        # the table again after every move (not for a chat line)
         m = p.table.match
-        turn = (m and m.hand_no, len(view.moves)) if view is not None else None
+        # the table again after every move (not for a chat line)
+        turn = (m.hand_no, len(m.hand.moves)) if p.my_turn and m and m.hand else None
         if turn is not None and turn != self._shown:
             self._shown = turn
             self.look(session)
@@ -802,7 +801,7 @@ def showdown_text(session: Session, what: HandScored) -> str:
     p = session.proto
     m = p.table.match
     assert m is not None
-    summary = hand_summary(what.hand, what.result, what.scores, p.me, _real_names(session),
+    summary = hand_summary(what.hand, what.result, what.scores, p.me, seat_names(session),
                            m.rules)  # fmt: skip
     names = session.names
     lines = [f"  {names[seat]}: {_shown_text(summary.seats[i].shown)}"
@@ -815,7 +814,7 @@ def match_text(session: Session, m: Any) -> str:
     """The match's score sheet: each hand's points, the bonuses, the totals."""
     from .tui.view import match_summary
 
-    s = match_summary(m, session.proto.me, _real_names(session))
+    s = match_summary(m, session.proto.me, seat_names(session))
     me, them = "you", s.names[1]
     lines = [f"  hand {n}: {what}: {me} {a}, {them} {b}" for n, what, a, b in s.hands]
     lines += [f"  {what}: {me} {a}, {them} {b}" for what, a, b in s.bonuses]
@@ -823,9 +822,14 @@ def match_text(session: Session, m: Any) -> str:
     return "\n".join(lines)
 
 
-def _real_names(session: Session) -> tuple[str, str]:
-    n = session.proto.table.names
-    return n[0] or "host", n[1] or "guest"
+def seat_names(session: Session) -> tuple[str, str]:
+    """Both players' own names (not "you"); ours is known before our hello is in the
+    log."""
+    p = session.proto
+    n = [x or ("host", "guest")[i] for i, x in enumerate(p.table.names)]
+    if not p.table.names[p.me] and p.name:
+        n[p.me] = p.name
+    return n[0], n[1]
 
 
 # ------------------------------------------------------------------------ the session
@@ -1072,7 +1076,7 @@ class Session:
 
             me = None if isinstance(self.player, BotPlayer) else p.me
             s = what.scores
-            return f"{hand_line(what.hand, r, me, _real_names(self))}  " \
+            return f"{hand_line(what.hand, r, me, seat_names(self))}  " \
                    f"[{names[0]} {s[0]}, {names[1]} {s[1]}]"
         if isinstance(what, MatchOver):
             return self._match_line(what)

@@ -48,6 +48,7 @@ from ..session import (
     SessionResult,
     describe_rules,
     parse_command,
+    seat_names,
 )
 from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
 from .look import Look
@@ -94,19 +95,10 @@ def card_word(card: Card) -> str:
     return word + (f"#{card.copy}" if card.copy else "")
 
 
-def _names(session: Session) -> tuple[str, str]:
-    """Both names; ours is known before our hello is in the log."""
-    p = session.proto
-    n = [x or ("host", "guest")[i] for i, x in enumerate(p.table.names)]
-    if not p.table.names[p.me] and p.name:
-        n[p.me] = p.name
-    return n[0], n[1]
-
-
 def situation(session: Session) -> Situation:
     """What the table is drawn from, read off a running session."""
     p = session.proto
-    names = _names(session)
+    names = seat_names(session)
     owed = p.table.owes(p.opponent)
     waiting = session.waiting
     waited = session.now() - waiting.since if waiting is not None and owed is not None else 0.0
@@ -319,7 +311,7 @@ class TablePlayer:
     # -- the view -------------------------------------------------------------------
     def _names(self) -> tuple[str, str]:
         assert self.session is not None
-        return _names(self.session)
+        return seat_names(self.session)
 
     def view(self) -> TableView | None:
         """The table now (cached until the next change; the clock is re-read)."""
