@@ -385,6 +385,16 @@ class HandState:
         for pos in self.hands[player]:
             if self.knowledge.card_at(pos) == card:
                 return pos
+        others = [
+            c for pos in self.hands[player]
+            if (c := self.knowledge.card_at(pos)) is not None and c.code == card.code
+        ]
+        if others:  # a multi-deck: the other copy is held, so say which is which
+            held = ", ".join(f"{c.pretty()}#{c.copy}" for c in others)
+            raise IllegalAction(
+                "card_not_in_hand",
+                f"{card.pretty()}#{card.copy} is not in the hand; it holds {held}",
+            )
         raise IllegalAction("card_not_in_hand", f"{card.pretty()} is not in the hand")
 
 
@@ -540,7 +550,8 @@ def _may_lay_off(state: HandState) -> bool:
 
 
 def apply(state: HandState, action: Action, player: int | None = None) -> HandState:
-    """The state after ``action``. ``player``, if given, must be the one to move.
+    """The state after ``action``. ``player``, if given, must be the one to move
+    (for a resignation: the one resigning, which may happen at any time).
 
     Raises :class:`IllegalAction` naming the rule broken, or :class:`HiddenCard`
     if a card the action shows was not revealed first.
@@ -548,6 +559,10 @@ def apply(state: HandState, action: Action, player: int | None = None) -> HandSt
     if state.phase is Phase.OVER:
         raise IllegalAction("hand_over", "the hand is over")
     if isinstance(action, Resign):
+        if player is not None and player != action.player:
+            raise IllegalAction(
+                "resign_for_other", f"player {player} cannot resign for player {action.player}"
+            )
         return _resign(state, action.player)
     if player is not None and player != state.to_move:
         raise IllegalAction("not_your_turn", f"it is player {state.to_move}'s turn")
@@ -747,13 +762,19 @@ def _names(cards: Iterable[Card]) -> str:
 def _knock(state: HandState, action: Knock) -> HandState:
     rules = state.rules
     if action.discard is None:
-        if not (rules.knock_instead_of_draw and state.phase is Phase.DRAW):
+        if not rules.knock_instead_of_draw:
             raise IllegalAction("knock_needs_discard", "a knock discards one card face down")
+        if state.phase is not Phase.DRAW:
+            raise IllegalAction(
+                "knock_instead_of_draw",
+                "in this variant you knock instead of drawing, at the start of your turn",
+            )
     elif state.phase is not Phase.DISCARD:
         raise IllegalAction("wrong_phase", "knock after drawing")
     elif rules.knock_instead_of_draw:
         raise IllegalAction(
-            "knock_instead_of_draw", "in this variant you knock instead of drawing"
+            "knock_instead_of_draw",
+            "in this variant you knock instead of drawing, with no discard",
         )
     return _knock_common(state, action.discard, action.melds, False, state)
 
@@ -828,9 +849,6 @@ def _show(state: HandState, action: Show) -> HandState:
             raise IllegalAction("no_layoffs", "no layoffs are allowed on this hand")
         knock = state.declarations[state.knocker]  # type: ignore[index]
         assert knock is not None
-        problem = M.check_layoffs(knock.melds, action.layoffs, rules)
-        if problem:
-            raise IllegalAction("invalid_layoff", problem)
         dead = list(decl.deadwood_cards)
         for lay in action.layoffs:
             if lay.card not in dead:
@@ -839,6 +857,9 @@ def _show(state: HandState, action: Show) -> HandState:
                     f"{lay.card.pretty()} is not an unmatched card of the hand",
                 )
             dead.remove(lay.card)
+        problem = M.check_layoffs(knock.melds, action.layoffs, rules)
+        if problem:
+            raise IllegalAction("invalid_layoff", problem)
         decl = Declaration(decl.melds, tuple(action.layoffs), tuple(dead), M.deadwood(dead, rules))
     declarations = _set_decl(state.declarations, p, decl)
     showing = state.showing[1:]

@@ -38,6 +38,8 @@ class MatchEnd(StrEnum):
     CHEAT = "cheat"  # the loser was proven to have cheated
 
 
+_FORFEITS = (MatchEnd.RESIGN, MatchEnd.CLAIM, MatchEnd.CHEAT)
+
 @dataclass(frozen=True, slots=True)
 class MatchState:
     """The score sheet and the hand in play."""
@@ -67,11 +69,17 @@ class MatchState:
 
     @property
     def margin(self) -> int | None:
-        """How many points the winner won by (what the loser pays, in hoyle)."""
+        """The winner's lead in final totals: what the other player pays, in hoyle.
+
+        It can be negative when the totals favour the other player (hoyle's box
+        bonuses go to both). After a forfeit it is never negative: whoever forfeits
+        the match collects nothing from it.
+        """
         if self.winner is None or self.totals is None:
             return None
         diff = self.totals[self.winner] - self.totals[1 - self.winner]
-        return -diff if self.rules.scoring == "own_deadwood" else diff
+        lead = -diff if self.rules.scoring == "own_deadwood" else diff
+        return max(lead, 0) if self.end in _FORFEITS else lead
 
 
 def new_match(rules: RuleSet, first_dealer: int = 0) -> MatchState:
@@ -128,9 +136,11 @@ def record_hand(match: MatchState, result: HandResult) -> MatchState:
     won = list(match.hands_won)
     if result.winner is not None and result.scored:
         won[result.winner] += 1
+    # A void hand is dealt again, so it neither counts nor breaks a streak.
     streak = list(match.gin_streak)
+    played = sum(r.end is not HandEnd.STOCK_VOID for r in match.results)
     for p in (0, 1):
-        if result.gin and result.knocker == p and streak[p] == match.hand_no - 1:
+        if result.gin and result.knocker == p and streak[p] == played:
             streak[p] += 1
     match = replace(
         match,

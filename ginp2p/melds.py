@@ -165,6 +165,13 @@ def _why_not_set(cards: Sequence[Card], naturals: list[Card]) -> str | None:
     return None
 
 
+def _fits_round_the_corner(ranks: list[int], length: int) -> bool:
+    """Whether the ranks fit ``length`` places running on from K to A (jokers filling gaps)."""
+    return any(
+        set(ranks) <= {(start + i) % 13 + 1 for i in range(length)} for start in range(13)
+    )
+
+
 def _why_not_run(cards: Sequence[Card], naturals: list[Card], rules: RuleSet) -> str | None:
     ranks = [card.rank for card in naturals]
     for card in naturals:
@@ -177,7 +184,7 @@ def _why_not_run(cards: Sequence[Card], naturals: list[Card], rules: RuleSet) ->
         return None
     if 1 in ranks and not rules.ace_high and _run_placements(ranks, len(cards), True):
         return "not a run: the ace is low only (A-2-3) in these rules"
-    if {1, 2, 13} <= set(ranks):
+    if _fits_round_the_corner(ranks, len(cards)):
         return "not a run: a run cannot go round the corner (K-A-2)"
     aces = (1, 14) if rules.ace_high else (1,)
     positions = min(

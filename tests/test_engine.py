@@ -220,6 +220,32 @@ def test_rumino_gin_scores_minus_ten_and_declaring_rumino_wins() -> None:
     assert m.over and m.winner == 0 and m.end is MatchEnd.RUMINO
 
 
+def test_a_void_hand_is_dealt_again_and_does_not_break_a_gin_streak() -> None:
+    rules = PRESETS["rumino"]
+    gin = HandResult(HandEnd.GIN, 1, (20, -10), (-30, 30), gin=True)
+    void = HandResult(HandEnd.STOCK_VOID, None, (0, 0), (0, 0))
+    knock = HandResult(HandEnd.KNOCK, 0, (4, 9), (5, -5))
+    m = match.new_match(rules)
+    for i, result in enumerate((gin, void, gin, gin), start=1):
+        m = match.record_hand(replace(m, hand_no=i), result)
+    assert m.over and m.winner == 1 and m.end is MatchEnd.GIN_STREAK
+    # A hand that is played and not won by gin does end the streak.
+    m = match.new_match(rules)
+    for i, result in enumerate((gin, knock, gin, gin), start=1):
+        m = match.record_hand(replace(m, hand_no=i), result)
+    assert not m.over
+
+
+def test_whoever_forfeits_never_collects() -> None:
+    """Hoyle pays the difference of the totals; a leader who resigns is owed nothing."""
+    m = match.new_match(PRESETS["hoyle"], first_dealer=0)
+    m = match.record_hand(replace(m, hand_no=1), HandResult(HandEnd.KNOCK, 0, (90, 0), (90, -90)))
+    resigned = match.forfeit(m, 0, MatchEnd.RESIGN)
+    assert resigned.winner == 1 and resigned.margin == 0
+    trailing = match.forfeit(m, 1, MatchEnd.RESIGN)
+    assert trailing.winner == 0 and trailing.margin == 90
+
+
 def _draw_and_throw(s: engine.HandState) -> engine.HandState:
     """Draw from the stock and discard the card drawn."""
     s = engine.apply(s, DrawStock())
@@ -328,6 +354,48 @@ def test_bad_layoff_is_refused() -> None:
     with pytest.raises(IllegalAction) as e:
         engine.apply(s, bad)
     assert e.value.rule == "invalid_layoff"
+
+
+def test_a_layoff_of_a_card_not_held_says_so_before_judging_the_fit() -> None:
+    rules = PRESETS["classic"]
+    s = deal(rules, KNOCKER, "7H 8H 9H KD KH KS 8C QC 5D 2H", "2C", "TD")
+    s = play(s, PassUpcard(), PassUpcard(), DrawStock(),
+             Knock(parse_card("TD"), melds(*KNOCKER_MELDS)))  # fmt: skip
+    with pytest.raises(IllegalAction) as e:
+        engine.apply(s, Show(melds("7H 8H 9H", "KD KH KS"), (Layoff(parse_card("KC"), 2),)))
+    assert e.value.rule == "layoff_card_not_held" and "K♣" in str(e.value)
+
+
+def test_a_rumino_knock_after_drawing_names_the_rule() -> None:
+    rules = PRESETS["rumino"]
+    s = deal(rules, "AS 2S 3S 4H 4D 4C 7C", "7H 8H 9H KD 2D 9S 6C", "QC", "KH")
+    s = play(s, DrawStock())
+    with pytest.raises(IllegalAction) as e:
+        engine.apply(s, Knock(None, melds("AS 2S 3S", "4H 4D 4C")))
+    assert e.value.rule == "knock_instead_of_draw" and "instead of drawing" in str(e.value)
+
+
+def test_in_two_decks_a_refused_card_names_its_copy() -> None:
+    s = deal(PRESETS["italian"], KNOCKER, DEFENDER_31, "2C", "KH")
+    s = play(s, PassUpcard(), PassUpcard(), DrawStock())
+    with pytest.raises(IllegalAction) as e:
+        engine.apply(s, Discard(parse_card("6D#1")))
+    assert e.value.rule == "card_not_in_hand"
+    assert "6♦#1 is not in the hand" in str(e.value) and "6♦#0" in str(e.value)
+
+
+def test_nobody_resigns_for_the_other_player() -> None:
+    s = _after_draw()
+    with pytest.raises(IllegalAction) as e:
+        engine.apply(s, Resign(0), player=1)
+    assert e.value.rule == "resign_for_other"
+    assert engine.apply(s, Resign(1), player=1).result is not None  # out of turn is fine
+
+
+@pytest.mark.parametrize("run", ["KH JK 2H", "KH AH 2H", "QH KH JK 2H"])
+def test_a_run_round_the_corner_is_refused_as_such(run: str) -> None:
+    with pytest.raises(ValueError, match="round the corner"):
+        M.meld_of(parse_cards(run), PRESETS["italian-jokers"])
 
 
 def test_view_hides_the_opponents_cards() -> None:
