@@ -310,6 +310,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         pair_code=args.pair_code, advertise=not getattr(args, "no_advertise", False),
         mdns_interface=getattr(args, "mdns_interface", None),
         parent_pid=getattr(args, "parent_pid", None), out=_printer(args),
+        claims=getattr(args, "parent_pid", None) is None,
     )  # fmt: skip
     if not bot:
         setup.table = _table(args)
@@ -349,7 +350,10 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     setup = GameSetup(side, path, player, verbose=args.verbose,
                       connect_timeout=args.connect_timeout, linger=args.linger,
                       expect_rules=expect, accept_rules=player == "bot",
-                      parent_pid=getattr(args, "parent_pid", None), out=_printer(args))  # fmt: skip
+                      parent_pid=getattr(args, "parent_pid", None), out=_printer(args),
+                      # against the computer of `play`, nobody claims
+                      claims=getattr(args, "parent_pid", None) is None
+                      and not side.computer_game)  # fmt: skip
     if player != "bot":
         setup.table = _table(args)
     children: list[Any] = []
@@ -552,7 +556,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
                       linger=args.linger, pair_code=new_code(), advertise=False,
-                      on_listening=on_listening, out=out)  # fmt: skip
+                      on_listening=on_listening, out=out, claims=False)  # fmt: skip
     if not watch:
         setup.table = _table(args)
     try:

@@ -10,8 +10,8 @@ tests, a bot runner):
 * :class:`SaveSeeds` / :class:`SaveAnswer` — write to the secrets file and fsync. They
   always come before the entry that depends on them (the commit, the answers).
 * :class:`Send` — send the entry to the other peer.
-* :class:`Waiting`, :class:`Dropped` and the table's events (:class:`~ginp2p.table.HandDealt`,
-  :class:`~ginp2p.table.Moved`, …) — for the player.
+* :class:`Waiting`, :class:`Dropped`, :class:`EarlyClaim` and the table's events
+  (:class:`~ginp2p.table.HandDealt`, :class:`~ginp2p.table.Moved`, …) — for the player.
 
 Every step of the shuffle schedule is taken automatically as soon as it is owed; only
 the moves of play are the player's. The table is always the fold of the log
@@ -32,8 +32,19 @@ from . import engine
 from . import events as ev
 from . import shuffle as sh
 from .engine import Action, HandState
-from .events import LocalProtocolError
-from .log import GUEST, HOST, Entry, Log, Outcome, Owed, claim_body, nonce_hash
+from .events import LocalProtocolError, RemoteProtocolError
+from .log import (
+    GUEST,
+    HOST,
+    Entry,
+    Log,
+    Outcome,
+    Owed,
+    Verdict,
+    claim_body,
+    judge_claim,
+    nonce_hash,
+)
 from .rules import RuleSet
 from .table import (
     PLAY_KINDS,
@@ -46,6 +57,7 @@ from .table import (
 
 __all__ = [
     "Dropped",
+    "EarlyClaim",
     "Output",
     "PeerProtocol",
     "Refolded",
@@ -114,7 +126,26 @@ class Refused:
     reason: str
 
 
-Output = Save | SaveSeeds | SaveAnswer | Send | Waiting | Dropped | Refolded | Refused | Event
+@dataclass(frozen=True, slots=True)
+class EarlyClaim:
+    """The other player claimed the match after this player had owed ``owed`` for only
+    ``after`` seconds of the ``timeout`` (by this peer's clock).
+
+    The claim is held back, as a slow network would hold it, until the timeout has
+    passed here: a move made meanwhile does not ack it, so it beats it (DESIGN §3).
+    """
+
+    after: float
+    timeout: int
+
+
+#: Early claims held at most at once (a claim ends the match: one is the normal case).
+MAX_EARLY = 8
+
+Output = (
+    Save | SaveSeeds | SaveAnswer | Send | Waiting | Dropped | Refolded | Refused | EarlyClaim
+    | Event
+)
 
 
 class PeerProtocol:
@@ -171,6 +202,8 @@ class PeerProtocol:
         self._now = 0.0
         self._waiting: tuple[int, str] | None = None
         self._since = 0.0
+        self._owing_since: float | None = None  # since when this player owes an entry
+        self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
         self._disputed = False
         self.refused: str | None = None
         for record in records:
@@ -247,6 +280,14 @@ class PeerProtocol:
         if now is not None:
             self._now = now
         out: list[Output] = []
+        if self._held_back(wire, out):
+            return out
+        self._add(wire, out)
+        if auto:
+            out += self.advance()
+        return out
+
+    def _add(self, wire: bytes, out: list[Output]) -> None:
         stored = False
         for added in self.log.add(wire).all():
             if added.stored:
@@ -257,15 +298,13 @@ class PeerProtocol:
                 out.append(Dropped(added.reason))
         if stored:
             self._refresh(out)
-        if auto:
-            out += self.advance()
-        return out
 
     def advance(self) -> list[Output]:
         """Append whatever is owed automatically now (see ``auto`` of :meth:`receive`)."""
         out: list[Output] = []
         self._auto(out)
         self._watch(out)
+        self._let_through(out)
         return out
 
     def tick(self, now: float) -> list[Output]:
@@ -273,6 +312,7 @@ class PeerProtocol:
         self._now = now
         out: list[Output] = []
         self._watch(out)
+        self._let_through(out)
         return out
 
     def claimable(self, now: float | None = None) -> Owed | None:
@@ -282,6 +322,13 @@ class PeerProtocol:
         if o is None or self._waiting is None or self.log.game is None:
             return None  # (before both hellos there is no game to append a claim to)
         return o if now - self._since >= self.table.claim_timeout else None
+
+    def owing_for(self, now: float | None = None) -> float | None:
+        """How long this player has owed an entry (the other side may claim after the
+        timeout), or None when it owes nothing."""
+        if self._owing_since is None:
+            return None
+        return (self._now if now is None else now) - self._owing_since
 
     def claim(self, now: float | None = None) -> list[Output]:
         """Append a claim that the other player's owed entry is overdue."""
@@ -345,7 +392,52 @@ class PeerProtocol:
         self._refresh(out)
         if auto:
             out += self.advance()
+        else:
+            self._let_through(out)
         return out
+
+    def _held_back(self, wire: bytes, out: list[Output]) -> bool:
+        """Hold a claim against us that came before the timeout by our own clock.
+
+        Nobody can check the claimant's clock, but we know how long we have owed. A
+        claim held back is not in the log, so nothing we append acks it: the owed
+        entry, when the player makes it, beats the claim, exactly as if it had crossed
+        the claim on the wire. Without this a peer that claims at once would win
+        every match against a person who takes a few seconds to move.
+        """
+        if self.log.game is None or self._owing_since is None:
+            return False
+        try:
+            e = Entry.from_wire(wire)
+        except RemoteProtocolError:
+            return False
+        if e.kind != "claim" or e.author != self.opponent or e.game != self.log.game:
+            return False
+        if e.id in self.log or getattr(e.body, "owed_author", None) != self.me:
+            return False
+        if not self._too_soon(e):
+            self._early.pop(e.id, None)
+            return False
+        if e.id not in self._early:
+            key = self.log.key(e.author)
+            if len(self._early) >= MAX_EARLY or key is None or not e.verify(key):
+                return False  # the log judges (and drops) it as usual
+            self._early[e.id] = e
+            out.append(EarlyClaim(self._now - self._owing_since, self.table.claim_timeout))
+        return True
+
+    def _too_soon(self, claim: Entry) -> bool:
+        """Whether we still owe what ``claim`` names, for less than the timeout."""
+        if self._owing_since is None or self._now - self._owing_since >= self.table.claim_timeout:
+            return False
+        return judge_claim(claim, self.log.since(self.me, claim.ack_seq)).verdict is Verdict.OPEN
+
+    def _let_through(self, out: list[Output]) -> None:
+        """Put held claims into the log once our owed entry is out or the time is up."""
+        for id, claim in list(self._early.items()):
+            if not self._too_soon(claim):
+                del self._early[id]
+                self._add(claim.wire, out)
 
     def _refresh(self, out: list[Output]) -> None:
         start = self.table.update(self.log.linear())
@@ -357,6 +449,10 @@ class PeerProtocol:
         self._reported = len(events)
 
     def _watch(self, out: list[Output]) -> None:
+        if self.table.owes(self.me) is None:
+            self._owing_since = None
+        elif self._owing_since is None:
+            self._owing_since = self._now
         o = self.table.owes(self.opponent)
         now = (o.author, o.what) if o is not None else None
         if now != self._waiting:

@@ -73,6 +73,7 @@ from .net import (
 )
 from .protocol import (
     Dropped,
+    EarlyClaim,
     Output,
     PeerProtocol,
     Refolded,
@@ -87,6 +88,7 @@ from .rules import RuleSet
 from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved, Table
 
 __all__ = [
+    "SHORT_CLAIM_TIMEOUT",
     "Act",
     "BotPlayer",
     "ChatCmd",
@@ -280,6 +282,24 @@ class RulesOffered:
     """For the player: the host's rules wait for this guest's yes or no."""
 
     rules: RuleSet
+    claim_timeout: int = 120
+
+    def text(self) -> str:
+        """The rules and the claim timeout, as the guest is asked about them."""
+        return f"{describe_rules(self.rules)}; {claim_words(self.claim_timeout)}"
+
+
+#: Below this claim timeout (seconds) a person may lose a match by thinking: said so.
+SHORT_CLAIM_TIMEOUT = 30
+
+
+def claim_words(timeout: int) -> str:
+    """What the claim timeout means for a player, with a warning when it is short."""
+    text = f"a player who leaves a move unanswered for {timeout} s may be claimed against " \
+           "and forfeits the match"
+    if timeout < SHORT_CLAIM_TIMEOUT:
+        text += f" (very short: a person needs at least {SHORT_CLAIM_TIMEOUT} s)"
+    return text
 
 
 Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | RulesCmd
@@ -550,12 +570,14 @@ class Player(Protocol):
 
 
 class BotPlayer:
-    """The computer player: plays when it is its turn, claims once it may."""
+    """The computer player: plays when it is its turn, claims once it may (unless
+    ``claims`` is off: in ``play`` nobody else waits, so the person may take all day)."""
 
     keys_ctrl_c = False
 
-    def __init__(self, verbose: bool = False) -> None:
+    def __init__(self, verbose: bool = False, claims: bool = True) -> None:
         self.verbose = verbose
+        self.claims = claims
 
     def next_command(self, session: Session) -> Command | None:
         from . import bot
@@ -567,7 +589,7 @@ class BotPlayer:
             view = p.view()
             if view is not None:
                 return Act(bot.choose(view, p.me))
-        if session.may_claim():
+        if self.claims and session.may_claim():
             return ClaimCmd()
         return None
 
@@ -588,6 +610,7 @@ class LinePlayer:
         self.stdin = stdin
         self._shown: Any = None
         self._claim_told = False
+        self._late_told = False
 
     @property
     def keys_ctrl_c(self) -> bool:
@@ -610,11 +633,18 @@ class LinePlayer:
             session.say(f"{session.opponent_name} has not answered for {p.table.claim_timeout} s: "
                         "type `claim` to win the match by forfeit")  # fmt: skip
         self._claim_told = claimable
+        wait = session.my_wait()
+        late = wait is not None and wait >= p.table.claim_timeout / 2
+        if wait is not None and late and not self._late_told:
+            session.say(f"you have had this move for {wait:.0f} s: in "
+                        f"{p.table.claim_timeout - wait:.0f} s {session.opponent_name} may "
+                        "claim the match")  # fmt: skip
+        self._late_told = late
         return None
 
     def event(self, session: Session, what: Any) -> None:
         if isinstance(what, RulesOffered):
-            session.say(f"the host's rules: {describe_rules(what.rules)}")
+            session.say(f"the host's rules: {what.text()}")
             session.say("play by these rules? type yes or no")
             return
         if isinstance(what, Waiting) and not what.what.startswith(DECISIONS):
@@ -923,8 +953,12 @@ class Session:
         expect_rules: RuleSet | None = None,
         accept_rules: bool = True,
         parent_pid: int | None = None,
+        claims: bool = True,
     ) -> None:
         self.proto = proto
+        #: Whether the other side may claim against us (not the computer of ``play``).
+        self.claims = claims
+        self._version_ok = proto.log.game is not None
         self.endpoint = endpoint
         self.player = player
         self.logfile = logfile
@@ -975,10 +1009,12 @@ class Session:
         if self.expect_rules is not None and rules != self.expect_rules:
             self._rules_declined = True
             return False
-        if self.rules_ok:
+        offer = RulesOffered(rules, self.proto.table.claim_timeout)
+        person = not isinstance(self.player, BotPlayer)
+        if self.rules_ok and not (person and offer.claim_timeout < SHORT_CLAIM_TIMEOUT):
             if not self._rules_told:
                 self._rules_told = True
-                self.say(f"the host's rules: {describe_rules(rules)}")
+                self.say(f"the host's rules: {offer.text()}")
             return True
         self.rules_pending = rules
         return False
@@ -1041,6 +1077,13 @@ class Session:
             f"{self.opponent_name} owes {owed.what}, not yet for {p.table.claim_timeout} s"
             if owed else "you are not waiting")  # fmt: skip
 
+    def my_wait(self) -> float | None:
+        """How long our player has owed a move, when the other side may claim for it."""
+        p = self.proto
+        if not self.claims or not p.my_turn or self.finishing is not None:
+            return None
+        return p.owing_for(self.now())
+
     def may_claim(self) -> bool:
         """The opponent owes an entry past the claim timeout (and the game exists)."""
         p = self.proto
@@ -1085,6 +1128,10 @@ class Session:
             return "CHEAT: " + what.cheat.describe(self.proto.table.names) + where
         if isinstance(what, Chatted):
             return f"{names[what.player]}: {what.text}"
+        if isinstance(what, EarlyClaim):
+            return (f"{self.opponent_name} claims the match as if you had stopped answering, "
+                    f"after only {what.after:.0f} s of the agreed {what.timeout} s; the claim "
+                    "waits for the time to run out, and your move before then beats it")
         if isinstance(what, Waiting):
             return None if terse else f"waiting for {self.opponent_name}: {what.what}"
         if terse:
@@ -1181,7 +1228,8 @@ class Session:
         if p.refused is not None and self.rules_pending is not None and not self._rules_declined:
             if not self._rules_asked:
                 self._rules_asked = True
-                self.player.event(self, RulesOffered(self.rules_pending))
+                self.player.event(self, RulesOffered(self.rules_pending,
+                                                     self.proto.table.claim_timeout))
             return
         if p.refused is not None:
             await self._send(ByeFrame(f"refused: {p.refused}"[:200]))
@@ -1308,6 +1356,10 @@ class Session:
                 self._told_unpinned.add(ev.peer)
                 self.say(f"ignored a message from {fingerprint_curve(ev.peer)}…: {ev.reason}")
 
+    _told_version = False
+    #: The other side has spoken our protocol version in this game (a resumed game: yes).
+    _version_ok = False
+
     def _peer_label(self) -> str:
         names = self.proto.table.names
         return names[self.proto.opponent] or ("the host" if self.proto.me == GUEST else "the guest")
@@ -1319,7 +1371,18 @@ class Session:
             await asyncio.sleep(0)
             await self._carry(self.proto.advance())
         elif isinstance(frame, HaveFrame):
-            if frame.version != self.net_version:
+            if frame.version != self.net_version and self._version_ok:
+                # the other side spoke our version in this game already: stopping now would
+                # only leave it free to claim the match against us, so stay and say so once
+                if not self._told_version:
+                    self._told_version = True
+                    self.say(f"ignored a message from {self.opponent_name} that names peer "
+                             f"protocol version {frame.version}: this game speaks version "
+                             f"{self.net_version}, and waits for it")  # fmt: skip
+                return
+            if frame.version == self.net_version:
+                self._version_ok = True
+            else:
                 await self._send_have(reply=False)  # so the other side can say it too
                 await self._send(ByeFrame(f"peer protocol version {self.net_version} here"))
                 self._end(1, "error",
@@ -1608,6 +1671,9 @@ class GameSetup:
     #: The full-screen table (ginp2p.tui.table.TablePlayer) for a person; None: the line
     #: prompt. It runs the game (``table.play(session)``) and takes what the session says.
     table: Any = None
+    #: Whether the other side may claim against a silent player: not the computer of
+    #: ``play``, so neither does the person's screen count down its time.
+    claims: bool = True
 
 
 def _lan_address(bind: str) -> str:
@@ -1835,7 +1901,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             say(f"resumed from {len(logfile.records)} stored entries")
 
         table = setup.table if setup.player != "bot" else None
-        player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
+        player: Player = (BotPlayer(setup.verbose, setup.claims) if setup.player == "bot"
                           else table or LinePlayer())  # fmt: skip
         session = Session(
             proto, endpoint, player, logfile, secrets,
@@ -1843,7 +1909,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             connect_timeout=setup.connect_timeout if side.role == "guest" else None,
             game_path=path, expect_rules=setup.expect_rules,
             accept_rules=setup.accept_rules or setup.player == "bot",
-            parent_pid=setup.parent_pid, on_hello=_pin_name,
+            parent_pid=setup.parent_pid, on_hello=_pin_name, claims=setup.claims,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
         if table is not None:

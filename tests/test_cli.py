@@ -198,6 +198,38 @@ def test_a_version_mismatch_is_reported_on_both_sides(tmp_path: Path) -> None:
     assert h.wait() == 1
 
 
+FORGED_HAVE = (
+    "import sys, ginp2p.session as s\n"
+    "from ginp2p.net import EntryFrame, HaveFrame\n"
+    "real = s.Session._on_frame\n"
+    "async def forged(self, frame, peer):\n"
+    "    await real(self, frame, peer)\n"
+    "    if isinstance(frame, EntryFrame) and self.proto.log.game and not hasattr(self, 'f'):\n"
+    "        self.f = True\n"
+    "        await self._send(HaveFrame(2, *self.proto.have(), True))\n"
+    "s.Session._on_frame = forged\n"
+    "from ginp2p.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def test_another_version_named_mid_game_does_not_stop_the_game(tmp_path: Path) -> None:
+    """Once the game exists, a `have` naming another protocol version cannot be a real
+    upgrade: stopping would only let the sender claim the match. It is ignored, once
+    said, and the match ends as usual."""
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "g"))
+    r = subprocess.run([sys.executable, "-c", FORGED_HAVE, "bot", "--join", join, "--pair-code",
+                        CODE, "--linger", "3"], capture_output=True, text=True, timeout=120,
+                       env=env)  # fmt: skip
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert h.wait() == 0, h.output
+    assert "version mismatch" not in h.output
+    assert h.output.count("names peer protocol version 2") == 1, h.output
+    (guest_file,) = (tmp_path / "g").glob("games/*.ginlog")
+    assert_same_and_clean(h.game_file(), guest_file)
+
+
 def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
     from ginp2p import peers
 

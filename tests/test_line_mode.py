@@ -65,3 +65,31 @@ def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path
     assert re.search(r"MATCH OVER: Computer wins \(you resigned\).*\n(  hand \d+: .+\n)*"
                      r"  total: you \d+, Computer \d+\n", out), out  # fmt: skip
     assert "waiting for Computer: a commitment" not in out, "no shuffle steps in the way"
+
+
+def test_the_computer_of_play_never_claims_against_a_slow_person(tmp_path: Path) -> None:
+    """Nobody else waits in `play`: a person may think past the claim timeout, and is
+    not told to hurry."""
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
+    env.pop("GINP2P_CRASH_AT", None)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ginp2p", "play", "--plain", "--claim-timeout", "1"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env=env,
+    )  # fmt: skip
+    assert proc.stdin is not None and proc.stdout is not None
+    seen: list[str] = []
+    try:
+        while line := proc.stdout.readline():
+            seen.append(line)
+            if line.startswith("your move:"):
+                time.sleep(4)  # four timeouts
+                proc.stdin.write("resign yes\n")
+                proc.stdin.flush()
+        proc.wait(GUARD)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    out = "".join(seen)
+    assert "MATCH OVER: Computer wins (you resigned)" in out, out
+    assert "stopped answering" not in out and "may claim" not in out

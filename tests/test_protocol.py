@@ -40,6 +40,7 @@ from ginp2p.log import (
 from ginp2p.match import MatchEnd, MatchState
 from ginp2p.protocol import (
     Dropped,
+    EarlyClaim,
     Output,
     PeerProtocol,
     Refused,
@@ -457,7 +458,9 @@ def test_a_claim_against_the_move_owed_races_it(dealt: Dealt, race: str) -> None
     y = hs.to_move
     x = 1 - y
     cx, cy = link.sides[x].proto, link.sides[y].proto
-    link.handle(x, cx.tick(1e6))
+    link.now = 1e6  # by both clocks, the timeout has passed
+    link.handle(x, cx.tick(link.now))
+    link.handle(y, cy.tick(link.now))
     assert cx.claimable() is not None
     if race == "beaten":
         link.handle(y, cy.act(bot.choose(cy.view(), y)))  # type: ignore[arg-type]
@@ -486,6 +489,48 @@ def test_a_claim_against_the_move_owed_races_it(dealt: Dealt, race: str) -> None
         assert (m.end, m.winner) == (MatchEnd.CLAIM, x)
     else:
         assert m.winner == x and m.end in (MatchEnd.CLAIM, MatchEnd.RESIGN)
+
+
+@pytest.mark.parametrize("mover", ["moves", "stays silent"])
+def test_a_claim_made_too_soon_waits_for_the_timeout(dealt: Dealt, mover: str) -> None:
+    """A modified client claims at once (its clock is its own). The mover's peer holds
+    the claim back: a move within the timeout beats it and the match goes on; silence
+    until the timeout has passed by the mover's clock lets it stand."""
+    link = clone(dealt.link)
+    hs = link.sides[HOST].proto.table.hand_state()
+    assert hs is not None
+    y = hs.to_move
+    x = 1 - y
+    cx, cy = link.sides[x].proto, link.sides[y].proto
+    link.handle(x, cx.tick(link.now + 1e6))  # only the claimant's clock jumps
+    link.handle(x, cx.claim())
+    claim = cx.log.since(x, 0)[-1]
+    assert claim.kind == "claim"
+    outs = []
+    while link.flight[y]:
+        out = cy.receive(link.flight[y].pop(0), link.now)
+        outs += out
+        link.handle(y, out)
+    early = [o for o in outs if isinstance(o, EarlyClaim)]
+    assert len(early) == 1 and early[0].timeout == 60 and early[0].after < 60
+    assert claim.id not in cy.log and cy.my_turn  # held back: the player may still move
+    if mover == "moves":
+        link.handle(y, cy.act(bot.choose(cy.view(), y)))  # type: ignore[arg-type]
+        assert claim.id in cy.log  # let through behind the move, which does not ack it
+    else:
+        left = 60 - early[0].after  # of the timeout, by the mover's clock
+        link.handle(y, cy.tick(link.now + left - 0.5))
+        assert claim.id not in cy.log
+        link.handle(y, cy.tick(link.now + left))
+        assert claim.id in cy.log and cy.table.match.end is MatchEnd.CLAIM  # type: ignore[union-attr]
+    link.players = (bot_player, bot_player)
+    run(link, random.Random(1))
+    m = _agree(link)
+    verdict = link.sides[x].proto.log.linear().claims[claim.id].verdict
+    if mover == "moves":
+        assert verdict is Verdict.BEATEN and m.end is MatchEnd.TARGET
+    else:  # open: the mover wrote nothing after it, which counts as standing
+        assert verdict is Verdict.OPEN and (m.end, m.winner) == (MatchEnd.CLAIM, x)
 
 
 def test_an_answer_written_before_seeing_a_resign_is_not_blamed(dealt: Dealt) -> None:

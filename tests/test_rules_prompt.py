@@ -15,13 +15,13 @@ import pytest
 from .test_session_support import CODE, host
 
 
-def _human_guest(home: Path, join: str, answer: str) -> subprocess.Popen[str]:
+def _human_guest(home: Path, join: str, answer: str, *extra: str) -> subprocess.Popen[str]:
     env = dict(os.environ, GINP2P_HOME=str(home), PYTHONUNBUFFERED="1")
     env.pop("GINP2P_CRASH_AT", None)
     home.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen(
         [sys.executable, "-m", "ginp2p", "join", join, "--pair-code", CODE, "--name", "Gus",
-         "--linger", "1"],
+         "--linger", "1", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=env,
     )  # fmt: skip
@@ -52,6 +52,8 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
     try:
         shown = _read_until(g, "play by these rules?")
         assert "hoyle" in shown
+        assert "a move unanswered for 120 s may be claimed against" in shown
+        assert "very short" not in shown
         assert g.stdin is not None
         g.stdin.write(answer + "\n")
         g.stdin.flush()
@@ -119,3 +121,21 @@ def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         assert h.game_file().exists() and h.game_file().with_suffix(".secrets").exists()
     finally:
         g.kill()
+
+
+def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
+        tmp_path: Path) -> None:  # fmt: skip
+    """A host may set a claim timeout of a second: the person would forfeit while
+    thinking. `--yes` accepts the rules unasked, but not that: the guest is asked."""
+    h = host(tmp_path / "h", "--claim-timeout", "5")
+    g = _human_guest(tmp_path / "g", h.join_string(), "", "--yes")
+    try:
+        shown = _read_until(g, "play by these rules?")
+        assert "unanswered for 5 s may be claimed against" in shown
+        assert "very short: a person needs at least 30 s" in shown
+        rest = g.communicate("no\n", timeout=60)[0]
+        assert g.returncode != 0 and "declined" in rest
+    finally:
+        if g.poll() is None:
+            g.kill()
+        h.kill()

@@ -106,6 +106,20 @@ def test_the_other_players_turn_and_the_wait_with_its_clock() -> None:
     assert ("c", "claim") in claim.keys
 
 
+def test_late_in_our_own_move_the_table_says_how_long_is_left() -> None:
+    """The other side may claim a move left too long: from half the timeout on, the
+    player is told, and not before (nor at all where nobody claims: ``my_wait`` None)."""
+    h = drawn_hand()
+
+    def screen(wait: float | None) -> str:
+        s = Situation(me=0, names=NAMES, hand=h.view(0), my_turn=True, my_wait=wait,
+                      claim_timeout=120)  # fmt: skip
+        return texts(table_rows(build_view(s), ASCII, 80))
+
+    assert "your move for 1:10: in 0:50 Bot may claim the match" in screen(70.0)
+    assert "may claim" not in screen(50.0) and "may claim" not in screen(None)
+
+
 def test_after_a_knock_the_knockers_melds_are_shown_and_a_showdown_is_proposed() -> None:
     h = knocked_hand()
     view = h.view(1)
@@ -286,6 +300,9 @@ class FakeSession:
 
     def may_claim(self) -> bool:
         return self.claim
+
+    def my_wait(self) -> float | None:
+        return None
 
     def no_claim(self) -> str | None:
         return None if self.claim else "nothing to claim: you are not waiting"

@@ -32,6 +32,7 @@ __all__ = [
     "match_rows",
     "plain",
     "rules_rows",
+    "status_row",
     "summary_rows",
     "table_rows",
 ]
@@ -174,7 +175,7 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     rows.append(_hint_row(v, look, selected, after, label))
     turn_style = "class:turn" if v.my_turn else ""
     rows.append([(turn_style, (" ▶ " if v.my_turn else "   ") + look.words(v.turn))])
-    rows.append(_status_row(v))
+    rows.append(status_row(v))
     return rows
 
 
@@ -255,7 +256,12 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
     return row
 
 
-def _status_row(v: TableView) -> Row:
+def status_row(v: TableView) -> Row:
+    """Whom we wait for and for how long; or, late in our own move, how long is left."""
+    if v.my_turn and v.my_wait is not None and v.my_wait >= v.claim_timeout / 2:
+        left = max(0.0, v.claim_timeout - v.my_wait)
+        return [("class:warn", f"   your move for {_clock(v.my_wait)}: in {_clock(left)} "
+                               f"{v.names[1]} may claim the match")]  # fmt: skip
     if v.waiting is None or v.my_turn:
         return []
     row: Row = [("class:dim", f"   {v.waiting} · {_clock(v.waited)}")]

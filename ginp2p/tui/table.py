@@ -35,6 +35,7 @@ from prompt_toolkit.output import Output
 from ..cards import RANKS, Card
 from ..engine import DrawDiscard, DrawStock, Phase
 from ..melds import Layoff
+from ..protocol import EarlyClaim
 from ..session import (
     Act,
     ClaimCmd,
@@ -46,7 +47,6 @@ from ..session import (
     RulesOffered,
     Session,
     SessionResult,
-    describe_rules,
     parse_command,
     seat_names,
 )
@@ -61,6 +61,7 @@ from .render import (
     join_rows,
     match_rows,
     rules_rows,
+    status_row,
     summary_rows,
     table_rows,
 )
@@ -116,6 +117,7 @@ def situation(session: Session) -> Situation:
         waited=waited,
         claim_timeout=p.table.claim_timeout,
         claimable=session.may_claim(),
+        my_wait=session.my_wait(),
         link=link,
         latency=session.latency,
         over=session.finishing is not None,
@@ -205,7 +207,7 @@ class TablePlayer:
         p = session.proto
         names = self._names()
         if isinstance(what, RulesOffered):
-            self.rules_offer = describe_rules(what.rules)
+            self.rules_offer = what.text()
         elif isinstance(what, Moved) and what.player == p.me and \
                 isinstance(what.action, DrawStock | DrawDiscard):  # fmt: skip
             # the card just taken from the pile may not go back: do not offer it
@@ -229,10 +231,10 @@ class TablePlayer:
             self.draft = None
             self._drawn = None
         line = log_line(what, p.me, names)
-        if line is None and isinstance(what, CheatDetected):
+        if line is None and isinstance(what, CheatDetected | EarlyClaim):
             line = session.describe(what, terse=False)
         if line:
-            style = "class:cheat" if isinstance(what, CheatDetected) else \
+            style = "class:cheat" if isinstance(what, CheatDetected | EarlyClaim) else \
                 "class:title" if isinstance(what, HandScored | MatchOver) else ""  # fmt: skip
             self._log(line, style)
         self.refresh()
@@ -359,6 +361,8 @@ class TablePlayer:
         rows = header_rows(v, width)
         overlay = self._overlay(width)
         if overlay is not None:
+            if self.summary is not None:  # the next hand may wait for us behind it
+                overlay = [*overlay, status_row(v)]
             return (rows + overlay)[:height]
         rules = self._rules()
         after = None

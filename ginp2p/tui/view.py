@@ -64,6 +64,8 @@ class Situation:
     waited: float = 0.0
     claim_timeout: int = 120
     claimable: bool = False
+    #: Seconds we have owed our move, when the other side may claim for it (else None).
+    my_wait: float | None = None
     #: "connected", "connecting" or "reconnecting".
     link: str = "connected"
     latency: float | None = None
@@ -130,6 +132,7 @@ class TableView:
     waited: float
     claim_timeout: int
     claimable: bool
+    my_wait: float | None
     link: str
     latency: float | None
     upcard: Card | None
@@ -323,6 +326,7 @@ def build_view(s: Situation) -> TableView:
         waited=s.waited,
         claim_timeout=s.claim_timeout,
         claimable=s.claimable,
+        my_wait=s.my_wait,
         link=s.link,
         latency=s.latency,
         upcard=upcard,
