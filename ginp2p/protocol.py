@@ -199,6 +199,7 @@ class PeerProtocol:
         self.executor = executor
         self._nonce: bytes | None = None
         self._reported = 0
+        self._told = self.table.events  # the event list last reported from
         self._now = 0.0
         self._waiting: tuple[int, str] | None = None
         self._since = 0.0
@@ -211,7 +212,7 @@ class PeerProtocol:
         if len(self.log):
             self._nonce = self._stored_nonce()
             self.table.update(self.log.linear())
-            self._reported = len(self.table.events)
+            self._told, self._reported = self.table.events, len(self.table.events)
             self._disputed = any(d[0] == me for d in self.table.disputes)
 
     def _stored_nonce(self) -> bytes | None:
@@ -442,11 +443,20 @@ class PeerProtocol:
     def _refresh(self, out: list[Output]) -> None:
         start = self.table.update(self.log.linear())
         events = self.table.events  # (fold index, event), in fold order
-        before = bisect.bisect_left(events, start, key=lambda ie: ie[0])
-        if self._reported > before:
-            out.append(Refolded(start))
-        out += [e for _, e in events[max(before, self._reported):]]
-        self._reported = len(events)
+        if events is self._told:  # folded on: whatever follows the reported events is new
+            fresh = [e for _, e in events[self._reported:]]
+        else:  # refolded from ``start`` (a new list): report only events not told before
+            told = [e for _, e in self._told[bisect.bisect_left(self._told, start, key=_at):]]
+            if told:
+                out.append(Refolded(start))
+            fresh = []
+            for _, e in events[bisect.bisect_left(events, start, key=_at):]:
+                if e in told:
+                    told.remove(e)  # recomputed, the same as before
+                else:
+                    fresh.append(e)  # e.g. a cheat found without placing anything new
+        out += fresh
+        self._told, self._reported = events, len(events)
 
     def _watch(self, out: list[Output]) -> None:
         if self.table.owes(self.me) is None:
@@ -640,6 +650,10 @@ class PeerProtocol:
                for e in self.log.since(self.me, 0)):  # fmt: skip
             return None
         return self._make_open(h, t.game or b"")
+
+
+def _at(item: tuple[int, Event]) -> int:
+    return item[0]
 
 
 def cheat_events(outputs: Iterable[Output]) -> list[CheatDetected]:

@@ -174,6 +174,8 @@ def assert_caught(link: FakeLink, cheat_by: int, rule: str, kind: str) -> Cheat:
     assert same_cheat(link.sides[cheat_by].proto.table.cheat, c)
     frozen = [i for i, (_, event) in enumerate(t.events) if isinstance(event, CheatDetected)]
     assert len(frozen) == 1 and frozen[0] == len(t.events) - 1
+    told = [o for o in side.events if isinstance(o, CheatDetected)]  # the player is told
+    assert len(told) == 1 and same_cheat(told[0].cheat, c)
     # the audit of either saved file gives the same verdict
     for s in link.sides:
         audited(s.saved, audit.Verdict.CHEATED, c, honest, MatchEnd.CHEAT)
@@ -454,6 +456,8 @@ def test_equivocation_is_caught_on_receipt_of_the_second_entry() -> None:
     for records in (honest.saved, cheater_file, [*cheater_file, *honest.saved]):
         audited(records, audit.Verdict.CHEATED, c, 1 - a, MatchEnd.CHEAT)
     assert link.sides[a].proto.table.cheat == c  # the cheater's own peer agrees
+    told = [o for o in honest.events if isinstance(o, CheatDetected)]  # the player is told
+    assert len(told) == 1 and told[0].cheat == c
 
 
 # ---------------------------------------------------------------- stalling and claims
