@@ -298,6 +298,14 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         expect = None
     else:
         host, port, key = _find_address(args, bot)
+        if getattr(args, "parent_pid", None) is None and not getattr(args, "new", False):
+            from .session import unfinished_with
+
+            old = unfinished_with(_log_dir(args), key_to_text(key))
+            if old is not None:
+                raise UsageError(f"you have an unfinished game with this host: continue it "
+                                 f"with `ginp2p resume {old}` (or add --new to begin "
+                                 "another)")  # fmt: skip
         expect = _rules(args) if (args.preset or args.set) else None
         side = PeerFile("guest", name, player, key_to_text(key), host, port,
                         expect.to_dict() if expect else None, created=_created())  # fmt: skip
@@ -868,6 +876,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="HOST:PORT/KEY (the host's join string) or HOST:PORT")
     _pair_option(join)
     join.add_argument("--yes", action="store_true", help="accept the host's rules unasked")
+    join.add_argument("--new", action="store_true", help="begin a new game even if one with "
+                      "this host is unfinished (by default: told to resume it)")  # fmt: skip
     _mdns_options(join, False, browse=True)
     _connect_option(join)
     _game_options(join, False)
@@ -883,6 +893,8 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--discover", nargs="?", const=True, metavar="NAME",
                       help="join the first game found on the LAN (or the one called NAME)")
     mode.add_argument("--resume", metavar="FILE", help="continue a saved game")
+    bot.add_argument("--new", action="store_true", help="joining: begin a new game even if "
+                     "one with this host is unfinished")  # fmt: skip
     _host_options(bot)
     _pair_option(bot)
     _mdns_options(bot, True, browse=True)  # --host, or --discover

@@ -207,8 +207,12 @@ class PeerProtocol:
         self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
         self._disputed = False
         self.refused: str | None = None
+        #: A new game (nothing from a file): every entry of ours in it is written here.
+        self._fresh = True
+        self._elsewhere = False  # an entry of ours came that this run did not write
         for record in records:
             self.log.add(record)
+            self._fresh = False
         if len(self.log):
             self._nonce = self._stored_nonce()
             self.table.update(self.log.linear())
@@ -228,6 +232,11 @@ class PeerProtocol:
     @property
     def finished(self) -> bool:
         return self.table.finished
+
+    @property
+    def written_elsewhere(self) -> bool:
+        """Another run of ginp2p with our key began this game (see ``refused``)."""
+        return self._elsewhere
 
     @property
     def cheat(self) -> Any:
@@ -281,6 +290,15 @@ class PeerProtocol:
         if now is not None:
             self._now = now
         out: list[Output] = []
+        if self._elsewhere:
+            return out  # nothing of that game is taken into this new file
+        if self._fresh and self._written_elsewhere(wire):
+            self._elsewhere = True
+            self.refused = ("this game was begun by another ginp2p with your key, whose "
+                            "entries this one does not hold: continue it there, with "
+                            "`ginp2p resume FILE` (`ginp2p games` lists it)")  # fmt: skip
+            out.append(Refused(self.refused))
+            return out
         if self._held_back(wire, out):
             return out
         self._add(wire, out)
@@ -396,6 +414,23 @@ class PeerProtocol:
         else:
             self._let_through(out)
         return out
+
+    def _written_elsewhere(self, wire: bytes) -> bool:
+        """An entry signed with our key that this new game did not write: another run of
+        ginp2p (a `join` typed again after a crash) began this game. Taking it in would
+        make this run write its own, different entries at the same seqs: equivocation."""
+        try:
+            e = Entry.from_wire(wire)
+        except RemoteProtocolError:
+            return False
+        if e.author != self.me or e.id in self.log:
+            return False
+        if e.kind == "hello":  # before ours, or answering the very hello ours answered
+            other = self.log.hello(self.opponent)
+            clash = self.log.hello(self.me) is None or (other is not None and e.ack_id == other.id)
+        else:  # an entry of this game (another game's is dropped by the log, harmlessly)
+            clash = self.log.game is not None and e.game == self.log.game
+        return clash and e.verify(bytes(self.key.verify_key))
 
     def _held_back(self, wire: bytes, out: list[Output]) -> bool:
         """Hold a claim against us that came before the timeout by our own clock.

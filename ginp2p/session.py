@@ -1225,6 +1225,8 @@ class Session:
             self._hello_seen = True
             if self.on_hello is not None:
                 self.on_hello(hello)
+        if p.written_elsewhere:
+            self.rules_pending = None  # nothing to decide: this game is not this run's
         if p.refused is not None and self.rules_pending is not None and not self._rules_declined:
             if not self._rules_asked:
                 self._rules_asked = True
@@ -1916,10 +1918,12 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             session.ping_every = 5.0
         result = await (table.play(session) if table is not None else session.run())
         # Nothing was played if an error came before both hellos were stored, or this
-        # player left before its own hello went out. Otherwise the other side may wait
-        # for a resume, and the entries may be evidence: the files stay.
+        # player left before its own hello went out, or the game turned out to be one
+        # begun by another run (its file holds the game). Otherwise the other side may
+        # wait for a resume, and the entries may be evidence: the files stay.
         mine, theirs = (proto.log.hello(x) is not None for x in (proto.me, proto.opponent))
         nothing = not mine if result.status == "quit" else not (mine and theirs)
+        nothing = nothing or proto.written_elsewhere
         if result.status in ("error", "quit") and not resume and nothing:
             say(f"error: {result.message}" if result.status == "error"
                 else "left before the game began")  # fmt: skip
@@ -1954,6 +1958,34 @@ class GameInfo:
     opponent: str
     preset: str
     result: str
+
+
+def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | None:
+    """The newest game this guest began with the host of ``host_key`` and did not
+    finish, if any: a `join` typed again after a crash instead of `ginp2p resume`.
+
+    Only the ``look_at`` newest games with that host are read (an audit each).
+    """
+    from .audit import audit
+
+    seen = 0
+    for path in sorted(directory.glob("*.ginlog"), reverse=True):
+        try:
+            side = PeerFile.load(peer_path(path))
+        except ValueError:
+            continue
+        if side.role != "guest" or side.peer_key != host_key:
+            continue
+        seen += 1
+        try:
+            r = audit(path)
+        except Exception:  # an unreadable file is `ginp2p games`'s to report
+            r = None
+        if r is not None and r.entries and r.end is None and r.cheat is None:
+            return path
+        if seen >= look_at:
+            break
+    return None
 
 
 def list_games(directory: Path) -> list[GameInfo]:

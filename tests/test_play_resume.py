@@ -96,3 +96,30 @@ def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
     (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
     assert_same_and_clean(ours, theirs)
+
+
+def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> None:
+    """The guest's program dies mid-game and the player types the same `join` again.
+    It is told to resume; with `--new` it still takes nothing of the old game into a
+    new file (it used to write entries of its own over the old ones: the host then saw
+    a cheat). `resume` then finishes the match, and both logs are equal and clean."""
+    from .test_session_support import guest, host
+
+    h = host(tmp_path / "h", "--set", "game_target=300")
+    join = h.join_string()
+    dead = guest(tmp_path / "g", join, env={"GINP2P_CRASH_AT": "send:40"}, name="dead")
+    assert dead.wait() == -signal.SIGKILL, dead.output
+    old = dead.game_file()
+    again = guest(tmp_path / "g", join, name="again", code=None)  # paired: the key is pinned
+    assert again.wait() == 2, again.output
+    assert f"you have an unfinished game with this host: continue it with `ginp2p resume " \
+           f"{old}`" in again.output
+    new = guest(tmp_path / "g", join, "--new", name="new", code=None)
+    assert new.wait() == 1, new.output
+    assert "this game was begun by another ginp2p with your key" in new.output
+    assert sorted((tmp_path / "g" / "games").glob("*.ginlog")) == [old], "no new file kept"
+    assert "cheat" not in h.output.lower()
+    back = Peer(tmp_path / "g", ["resume", str(old), "--linger", "3"], name="back")
+    assert back.wait() == 0, back.output
+    assert h.wait() == 0, h.output
+    assert_same_and_clean(h.game_file(), old)
