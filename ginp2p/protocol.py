@@ -56,6 +56,7 @@ from .table import (
 )
 
 __all__ = [
+    "MAX_AHEAD",
     "Dropped",
     "EarlyClaim",
     "Output",
@@ -141,6 +142,8 @@ class EarlyClaim:
 
 #: Early claims held at most at once (a claim ends the match: one is the normal case).
 MAX_EARLY = 8
+#: Entries kept in memory, at most, while an earlier entry of their feed is missing.
+MAX_AHEAD = 256
 
 Output = (
     Save | SaveSeeds | SaveAnswer | Send | Waiting | Dropped | Refolded | Refused | EarlyClaim
@@ -205,6 +208,7 @@ class PeerProtocol:
         self._since = 0.0
         self._owing_since: float | None = None  # since when this player owes an entry
         self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
+        self._ahead_of: dict[bytes, Entry] = {}  # entries whose predecessor is missing
         self._disputed = False
         self.refused: str | None = None
         #: A new game (nothing from a file): every entry of ours in it is written here.
@@ -292,31 +296,65 @@ class PeerProtocol:
         out: list[Output] = []
         if self._elsewhere:
             return out  # nothing of that game is taken into this new file
-        if self._fresh and self._written_elsewhere(wire):
+        try:
+            e = Entry.from_wire(wire)
+        except RemoteProtocolError as exc:
+            out.append(Dropped(f"undecodable: {exc}"))
+            return out
+        if self._fresh and self._written_elsewhere(e):
             self._elsewhere = True
             self.refused = ("this game was begun by another ginp2p with your key, whose "
                             "entries this one does not hold: continue it there, with "
                             "`ginp2p resume FILE` (`ginp2p games` lists it)")  # fmt: skip
             out.append(Refused(self.refused))
             return out
-        if self._held_back(wire, out):
+        if self._held_back(e, out) or self._ahead(e, out):
             return out
-        self._add(wire, out)
+        self._add(e, out)
         if auto:
             out += self.advance()
         return out
 
-    def _add(self, wire: bytes, out: list[Output]) -> None:
-        stored = False
-        for added in self.log.add(wire).all():
-            if added.stored:
-                assert added.entry is not None
-                out.append(Save(added.entry))
-                stored = True
-            elif added.outcome is Outcome.DROPPED:
-                out.append(Dropped(added.reason))
+    def _add(self, entry: Entry, out: list[Output]) -> None:
+        """Add ``entry`` to the log, then any held entries it lets follow; fold once."""
+        stored, todo = False, [entry]
+        while todo:
+            for added in self.log.add_entry(todo.pop(0)).all():
+                if added.stored:
+                    assert added.entry is not None
+                    out.append(Save(added.entry))
+                    stored = True
+                elif added.outcome is Outcome.DROPPED:
+                    out.append(Dropped(added.reason))
+            if not todo and self._ahead_of:
+                todo = self._next_in_line()
         if stored:
             self._refresh(out)
+
+    def _ahead(self, e: Entry, out: list[Output]) -> bool:
+        """Keep in memory an entry whose predecessor has not come yet.
+
+        Stored, it would sit in the file behind a gap that perhaps never closes: a peer
+        could send one signed entry with a made-up seq and make every later audit of
+        the file say DAMAGED, or flood such entries and make each arrival re-sort them
+        all. Held here (at most ``MAX_AHEAD``), it is stored when its predecessor is; if
+        it is dropped, resync sends it again once it can be placed.
+        """
+        if e.kind == "hello" or e.seq <= 1 or self.log.at(e.author, e.seq - 1):
+            return False
+        if e.id not in self._ahead_of:
+            if len(self._ahead_of) >= MAX_AHEAD:
+                out.append(Dropped("too many entries ahead of a gap"))
+                return True
+            self._ahead_of[e.id] = e
+        return True
+
+    def _next_in_line(self) -> list[Entry]:
+        """The held entries whose predecessor is now stored, taken out of the hold."""
+        ready = [e for e in self._ahead_of.values() if self.log.at(e.author, e.seq - 1)]
+        for e in ready:
+            del self._ahead_of[e.id]
+        return sorted(ready, key=lambda x: (x.author, x.seq))
 
     def advance(self) -> list[Output]:
         """Append whatever is owed automatically now (see ``auto`` of :meth:`receive`)."""
@@ -415,14 +453,10 @@ class PeerProtocol:
             self._let_through(out)
         return out
 
-    def _written_elsewhere(self, wire: bytes) -> bool:
+    def _written_elsewhere(self, e: Entry) -> bool:
         """An entry signed with our key that this new game did not write: another run of
         ginp2p (a `join` typed again after a crash) began this game. Taking it in would
         make this run write its own, different entries at the same seqs: equivocation."""
-        try:
-            e = Entry.from_wire(wire)
-        except RemoteProtocolError:
-            return False
         if e.author != self.me or e.id in self.log:
             return False
         if e.kind == "hello":  # before ours, or answering the very hello ours answered
@@ -432,7 +466,7 @@ class PeerProtocol:
             clash = self.log.game is not None and e.game == self.log.game
         return clash and e.verify(bytes(self.key.verify_key))
 
-    def _held_back(self, wire: bytes, out: list[Output]) -> bool:
+    def _held_back(self, e: Entry, out: list[Output]) -> bool:
         """Hold a claim against us that came before the timeout by our own clock.
 
         Nobody can check the claimant's clock, but we know how long we have owed. A
@@ -442,10 +476,6 @@ class PeerProtocol:
         every match against a person who takes a few seconds to move.
         """
         if self.log.game is None or self._owing_since is None:
-            return False
-        try:
-            e = Entry.from_wire(wire)
-        except RemoteProtocolError:
             return False
         if e.kind != "claim" or e.author != self.opponent or e.game != self.log.game:
             return False
@@ -473,7 +503,7 @@ class PeerProtocol:
         for id, claim in list(self._early.items()):
             if not self._too_soon(claim):
                 del self._early[id]
-                self._add(claim.wire, out)
+                self._add(claim, out)
 
     def _refresh(self, out: list[Output]) -> None:
         start = self.table.update(self.log.linear())

@@ -74,6 +74,7 @@ from ginp2p.fakelink import (
 from ginp2p.log import GUEST, HOST, Entry, Log, Outcome, Verdict, sign_entry
 from ginp2p.match import MatchEnd
 from ginp2p.protocol import (
+    MAX_AHEAD,
     Dropped,
     PeerProtocol,
     Refolded,
@@ -819,6 +820,34 @@ def test_a_rewrapped_or_replayed_entry_is_a_duplicate_not_equivocation(baseline:
     third = fold([*host.saved, *map(rewrap, copies), *copies])
     assert third.cheat is None and summary(third) == summary(fold(host.saved))
     audited([*host.saved, *map(rewrap, copies), *copies], audit.Verdict.CLEAN)
+
+
+def test_entries_far_ahead_are_neither_stored_nor_a_burden(baseline: FakeLink) -> None:
+    """The guest signs chats with made-up seqs and prevs, one far ahead and then a
+    flood. Stored, they left a gap in the honest file for ever (the audit said DAMAGED
+    after a won match) and each arrival re-sorted them all. They are held in memory,
+    a bounded number, and the match ends with a clean file, as without them."""
+    link = pair()
+    link.start()
+    step_until(link, lambda: link.sides[GUEST].proto.table.hand is not None and dealt(link))
+    host, guest = link.sides
+    game = guest.proto.log.game
+    assert game is not None
+
+    def ahead(seq: int) -> bytes:
+        fields = ev.EntryFields(ev.VERSION, game, GUEST, seq, random.randbytes(32), 0,
+                                bytes(32), "chat", ev.make("chat", f"from {seq}"))  # fmt: skip
+        return sign_entry(guest.proto.key, fields).wire
+
+    saved = len(host.saved)
+    outs = host.proto.receive(ahead(1000), link.now)
+    assert not any(isinstance(o, Save) for o in outs) and len(host.saved) == saved
+    flood = [o for seq in range(2000, 4000) for o in host.proto.receive(ahead(seq), link.now)]
+    assert not any(isinstance(o, Save) for o in flood)
+    assert sum(isinstance(o, Dropped) for o in flood) == 2000 - (MAX_AHEAD - 1)
+    settle(link)
+    assert host.proto.log == baseline.sides[HOST].proto.log
+    audited(host.saved, audit.Verdict.CLEAN, None, GUEST, MatchEnd.TARGET)
 
 
 # ---------------------------------------------------------------- a damaged file
