@@ -33,6 +33,7 @@ from zeroconf import (
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .events import VERSION
+from .words import for_screen
 
 __all__ = [
     "DEFAULT_PORT",
@@ -312,8 +313,8 @@ def _found(info: AsyncServiceInfo) -> Found | None:
     addresses = tuple(info.parsed_scoped_addresses())
     if not addresses or not info.port:
         return None
-    name = props.get("name") or info.name.removesuffix("." + SERVICE_TYPE)
-    return Found(name, _prefer_v4(addresses), info.port, key, props.get("v") or "")
+    name = for_screen(props.get("name") or info.name.removesuffix("." + SERVICE_TYPE))
+    return Found(name, _prefer_v4(addresses), info.port, key, for_screen(props.get("v") or ""))
 
 
 def _prefer_v4(addresses: tuple[str, ...]) -> tuple[str, ...]:

@@ -51,6 +51,7 @@ from .log import (
 from .log import nonce_hash as hash_nonce
 from .match import MatchEnd, MatchState
 from .rules import RuleSet
+from .words import for_screen
 
 __all__ = [
     "PLAY_KINDS",
@@ -579,7 +580,7 @@ class Table:
             return
         try:
             if e.kind == "chat":
-                self._emit(Chatted(e.author, e.body.text))
+                self._emit(Chatted(e.author, for_screen(e.body.text)))
             elif e.kind == "dispute":
                 self._dispute(e)
             elif s.cheat is not None:
@@ -627,7 +628,7 @@ class Table:
         s = self._s
         s.hellos[e.author] = e
         names = list(s.names)
-        names[e.author] = e.body.name or NAMES[e.author]
+        names[e.author] = for_screen(e.body.name) or NAMES[e.author]
         s.names = (names[0], names[1])
         if e.author == HOST:
             try:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from .engine import HandEnd, HandResult
 
-__all__ = ["END_WORDS", "count", "ending", "result_words"]
+__all__ = ["END_WORDS", "count", "ending", "for_screen", "result_words"]
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -45,3 +45,11 @@ def result_words(r: HandResult, names: Sequence[str]) -> str:
         return line + "; no score"
     gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
     return f"{line}; {', '.join(gains)}"
+
+
+def for_screen(text: str) -> str:
+    """Text from another machine (a name, a chat line, a LAN announcement) as a screen
+    may show it: every character that is not printable becomes \ufffd. That covers
+    terminal escapes, the bidirectional controls (a name could display as another) and
+    the line separators; the joiner of emoji sequences is kept."""
+    return "".join(c if c.isprintable() or c == "\u200d" else "\ufffd" for c in text)

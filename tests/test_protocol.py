@@ -26,7 +26,7 @@ from ginp2p import events as ev
 from ginp2p.audit import audit_records
 from ginp2p.cards import Card, deck
 from ginp2p.engine import DeckKnowledge
-from ginp2p.fakelink import FakeLink, Faults, Side, bot_player, make_pair
+from ginp2p.fakelink import FakeLink, Faults, Side, bot_player, make_pair, settle
 from ginp2p.log import (
     GUEST,
     HOST,
@@ -1026,3 +1026,18 @@ def test_an_entry_that_cannot_be_made_stops_the_peer_and_keeps_the_saves(dealt: 
     assert outs.index(saves[0]) < first_send
     assert isinstance(outs[-1], Refused) and "KeyError" in outs[-1].reason
     assert p.refused is not None
+
+
+def test_a_chat_that_would_rearrange_the_screen_is_shown_defused(dealt: Dealt) -> None:
+    """The log keeps what was signed; the table shows bidi controls and line separators
+    (and any other unprintable character) as \ufffd, so a line cannot pose as another."""
+    from ginp2p.table import Chatted
+
+    link = clone(dealt.link)
+    x = GUEST
+    link.handle(x, link.sides[x].proto.chat("gg \u202enoisrever\u2028new line 👨\u200d👩\u200d👧"))
+    settle(link)
+    heard = [e for e in link.sides[HOST].events if isinstance(e, Chatted)]
+    assert [e.text for e in heard] == ["gg \ufffdnoisrever\ufffdnew line 👨\u200d👩\u200d👧"]
+    (chat,) = [e for e in link.sides[HOST].proto.log.since(x, 0) if e.kind == "chat"]
+    assert chat.body.text.startswith("gg \u202e")  # the log holds the words as signed
