@@ -566,17 +566,21 @@ def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]]
     owner, beside = _beside(p)
     found = list(dict.fromkeys((beside if find_secrets else []) + extra))
     replay = load_records(records, damage=[torn.text()] if torn is not None else [],
-                          secrets=found, path=p, required=extra)  # fmt: skip
+                          secrets=found, path=p, required=extra,
+                          finished_only=[b for b in beside[1:] if b not in extra])  # fmt: skip
     replay.owner = owner
     return replay
 
 
 def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
                  secrets: Iterable[Path] = (), path: Path | None = None,
-                 required: Sequence[Path] = ()) -> Replay:  # fmt: skip
+                 required: Sequence[Path] = (),
+                 finished_only: Sequence[Path] = ()) -> Replay:  # fmt: skip
     """The replay of a log's wire records (see :func:`load`). ``damage``: what reading
     the file found wrong (a torn tail). ``required`` secrets files must be readable and
-    belong to the game; others are used if they do. The notes say what the audit found
+    belong to the game; others are used if they do. ``finished_only`` secrets (the
+    other player's, found by themselves: the computer's in a ``play`` game) show the
+    hands that are over, not one still in play. The notes say what the audit found
     damaged and how much of the file could be replayed."""
     snaps: list[_Snap] = []
     folding: list[Table] = []
@@ -625,6 +629,8 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
             continue
         owners[who] = sp
         unknown = {n for n, k in public.items() if len(k) < _deck_size(table)}
+        if sp in finished_only:  # or the viewer would show a hand still to be resumed
+            unknown &= {h.number for h in table.hands if h.over}
         if unknown:  # hands whose openings did not show every card
             # only the cards matter here, not the verdicts (the public fold and the
             # audit give those): no proof is checked

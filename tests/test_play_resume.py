@@ -123,3 +123,23 @@ def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> N
     assert back.wait() == 0, back.output
     assert h.wait() == 0, h.output
     assert_same_and_clean(h.game_file(), old)
+
+
+def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
+        tmp_path: Path) -> None:  # fmt: skip
+    """The computer's secrets lie on the person's disk: the viewer uses them for the
+    hands that are over, never for the hand the person may still resume."""
+    from ginp2p.log import GUEST, HOST
+    from ginp2p.replay import load
+
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
+    assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
+    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
+    r = load(ours)
+    assert r.secrets[HOST] is not None and r.secrets[GUEST] is not None  # both found
+    last = r.frame(len(r) - 1, "all")
+    assert last.result is None, "the hand is still in play"
+    assert sum(c is not None for c in last.seats[HOST].cards) >= 10  # the person's own
+    # of the computer's, at most a card taken from the pile is known
+    assert sum(c is not None for c in last.seats[GUEST].cards) <= 1
+    assert last.next_stock is None
