@@ -1488,6 +1488,21 @@ def describe_rules(rules: RuleSet) -> str:
     return line
 
 
+async def _ask_code() -> str | None:
+    """The pairing code, asked until it is one: a typo costs no pairing attempt."""
+    from .pairing import canonical_code
+
+    while True:
+        code = await ask_line("first game with this host: its pairing code? ")
+        if not code:
+            return None
+        try:
+            canonical_code(code)
+            return code
+        except ValueError as exc:
+            print(f"{exc}; type it again (a typo costs no attempt)", flush=True)
+
+
 async def ask_line(question: str) -> str | None:
     """One line from the person at this terminal (None at end of input)."""
     if sys.stdin is not None and sys.stdin.isatty():
@@ -1849,7 +1864,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             code = setup.pair_code
             if not resume and code is None and not peers.is_pinned(peer_key):
                 if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
-                    code = await ask_line("first game with this host: its pairing code? ")
+                    code = await _ask_code()
                 if not code:
                     raise JoinError("first game with this host: give its pairing code "
                                     "(--pair-code CODE, shown on the host's screen)")  # fmt: skip

@@ -87,6 +87,32 @@ def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
     assert "two computer players" not in me.output and me.output.isascii()
 
 
+def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
+    """At a terminal, a code that is not a code (a word misspelt) is asked again: it
+    costs no attempt, and the right code then pairs and plays."""
+    import pexpect
+
+    h = host(tmp_path / "h")
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "g"))
+    env.pop("GINP2P_CRASH_AT", None)
+    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "join", h.join_string(), "--plain",
+                                           "--yes", "--linger", "1"],
+                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    try:
+        child.expect("its pairing code\\?")
+        child.sendline(CODE.replace("tulip", "tulp"))
+        child.expect("unknown word 'tulp'; type it again \\(a typo costs no attempt\\)")
+        child.expect("its pairing code\\?")
+        child.sendline(CODE)
+        child.expect("paired with the host")
+        child.expect("your cards")
+        child.sendline("quit")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+        h.kill()
+
+
 def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     import pexpect  # a test dependency: this test drives a real terminal
     env = dict(os.environ, GINP2P_HOME=str(tmp_path))
