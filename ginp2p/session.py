@@ -845,11 +845,8 @@ def match_text(session: Session, m: Any) -> str:
     from .tui.view import match_summary
 
     s = match_summary(m, session.proto.me, seat_names(session))
-    me, them = "you", s.names[1]
-    lines = [f"  hand {n}: {what}: {me} {a}, {them} {b}" for n, what, a, b in s.hands]
-    lines += [f"  {what}: {me} {a}, {them} {b}" for what, a, b in s.bonuses]
-    lines.append(f"  total: {me} {s.totals[0]}, {them} {s.totals[1]}")
-    return "\n".join(lines)
+    lines = [f"hand {n}: {what}: you {a}, {s.names[1]} {b}" for n, what, a, b in s.hands]
+    return "\n".join("  " + line for line in [*lines, *s.sum_lines("you")[1:]])
 
 
 def seat_names(session: Session) -> tuple[str, str]:

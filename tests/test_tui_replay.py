@@ -345,6 +345,13 @@ def test_a_game_played_by_two_processes_replays(
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "view: Computer 1 (host); audit: clean"
     assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+    # the final scores add up on the screen: the hands' points, each bonus, the totals
+    n = report.names
+    sheet = [line.strip() for line in lines if line.startswith("       ")][-4:]
+    assert sheet[0].startswith(f"points from the hands: {n[0]} ")
+    assert sheet[1].startswith("game bonus: ") and sheet[2].startswith("hands won × 25: ")
+    assert sheet[3] == f"total: {n[0]} {s[0]}, {n[1]} {s[1]}"
+    assert "total: " in fragment_text(screen(v))
 
 
 @pytest.mark.parametrize("name", ["cheat-equivocation", "cheat-false-gin", "cheat-out-of-turn"])

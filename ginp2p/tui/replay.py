@@ -28,6 +28,7 @@ from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
 from ..table import NAMES
 from .look import Look
+from .view import match_summary
 
 __all__ = ["KEYS", "Viewer", "build_app", "frame_text", "plain_lines", "run", "screen"]
 
@@ -238,9 +239,19 @@ def table_lines(frame: Frame, look: Look, replay: Replay) -> StyleAndTextTuples:
         out.append(("", result_words(frame.result, replay.names) + "\n"))
     else:
         out.append(("", "\n"))
+    out += [("class:dim", f"   {line}\n") for line in sheet(frame, replay)]
     out.append(("", "\n"))
     out.extend(_seat_lines(frame.seats[bottom], frame, look, replay))
     return out
+
+
+def sheet(frame: Frame, replay: Replay) -> list[str]:
+    """Once the match is over: from the hands' points to the final totals, so that a
+    final score with its bonuses adds up on the screen."""
+    m = frame.step.match
+    if not frame.totals or m is None:
+        return []
+    return match_summary(m, HOST, replay.names).sum_lines()
 
 
 def _entry_label(step: Step) -> str:
@@ -422,6 +433,8 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
             scores = f"{r.names[0]} {f.seats[0].score}, {r.names[1]} {f.seats[1].score}"
             which = "final scores" if f.totals else "scores"
             yield f"       hand {f.hand}: {result_words(f.result, r.names)}; {which} {scores}"
+            for line in sheet(f, r):
+                yield f"       {line}"
     if hand is None or (r.steps and r.steps[-1].hand == hand):
         status = r.status(r.steps[-1])
         if status:

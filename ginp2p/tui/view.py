@@ -460,6 +460,15 @@ class MatchSummary:
     bonuses: tuple[tuple[str, int, int], ...]  # (what, mine, theirs)
     totals: tuple[int, int]
 
+    def sum_lines(self, me: str | None = None) -> list[str]:
+        """From the hands' points to the totals, one line each: the bonuses spelled out.
+        ``me``: how to call the first player (``you``), else by name."""
+        a, b = me or self.names[0], self.names[1]
+        lines = [f"points from the hands: {a} {self.scores[0]}, {b} {self.scores[1]}"]
+        lines += [f"{what}: {a} {x}, {b} {y}" for what, x, y in self.bonuses]
+        lines.append(f"total: {a} {self.totals[0]}, {b} {self.totals[1]}")
+        return lines
+
 
 def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummary:
     """From the final score sheet: the hand-by-hand table and the bonuses added."""
