@@ -787,18 +787,21 @@ def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
     g.add_argument("--log-dir", metavar="DIR",
                    help="where to keep the game files (default: GINP2P_HOME/games or "
                    "~/.local/share/ginp2p/games)")  # fmt: skip
-    g.add_argument("--claim-timeout", type=_whole_seconds, default=120, metavar="SECONDS",
-                   help="how long the other player may keep you waiting before you can claim "
-                   "the match (host; default 120)")  # fmt: skip
-    g.add_argument("--k", type=int, default=20,
-                   help="cut-and-choose rounds of the shuffle proofs, 20..64 (host; default 20)")
+    if host:
+        g.add_argument("--claim-timeout", type=_whole_seconds, default=120, metavar="SECONDS",
+                       help="how long the other player may keep you waiting before you can "
+                       "claim the match (host; default 120)")  # fmt: skip
+        g.add_argument("--k", type=int, default=20, help="cut-and-choose rounds of the "
+                       "shuffle proofs, 20..64 (host; default 20)")  # fmt: skip
+    else:  # the host's to choose: a guest is shown them with the rules
+        p.set_defaults(claim_timeout=120, k=20)
     g.add_argument("-v", "--verbose", action="store_true", help="say more")
 
 
-def _pair_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--pair-code", metavar="CODE",
-                   help="host: the pairing code to show (default: a fresh random one); "
-                   "guest: the host's code, instead of typing it")  # fmt: skip
+def _pair_option(p: argparse.ArgumentParser, host: bool = True, guest: bool = True) -> None:
+    says = [*(["host: the pairing code to show (default: a fresh random one)"] if host else []),
+            *(["guest: the host's code, instead of typing it"] if guest else [])]  # fmt: skip
+    p.add_argument("--pair-code", metavar="CODE", help="; ".join(says))
 
 
 def _mdns_options(p: argparse.ArgumentParser, host: bool, browse: bool) -> None:
@@ -862,7 +865,7 @@ def build_parser() -> argparse.ArgumentParser:
                           description="Host a match: prints a join string and a pairing "
                           "code for the guest, and announces the game on the LAN.")  # fmt: skip
     _host_options(host)
-    _pair_option(host)
+    _pair_option(host, guest=False)
     _mdns_options(host, True, browse=False)
     _connect_option(host, guest=False)
     _game_options(host, True)
@@ -874,7 +877,7 @@ def build_parser() -> argparse.ArgumentParser:
                           "no ADDRESS pick one of the games found on the LAN.")  # fmt: skip
     join.add_argument("address", nargs="?", metavar="ADDRESS",
                       help="HOST:PORT/KEY (the host's join string) or HOST:PORT")
-    _pair_option(join)
+    _pair_option(join, host=False)
     join.add_argument("--yes", action="store_true", help="accept the host's rules unasked")
     join.add_argument("--new", action="store_true", help="begin a new game even if one with "
                       "this host is unfinished (by default: told to resume it)")  # fmt: skip

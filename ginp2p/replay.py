@@ -362,6 +362,10 @@ class Replay:
             if r.winner is not None and r.scores is not None:
                 w, s = r.winner, r.scores
                 return f"match over: {n[w]} wins, {s[w]} to {s[1 - w]} ({r.end})"
+            if r.damage:  # the file lost entries: what looks owed may be in the lost part
+                owed = r.owed or tuple(f"{n[o.author]} owes {o.what}" for o in step.owed)
+                return "the file is damaged and stops here" + (
+                    f" ({'; '.join(owed)}, perhaps in the part that was lost)" if owed else "")
             if r.owed:
                 return "the log stops here: " + "; ".join(r.owed)
         if m is not None and m.over and m.winner is not None:

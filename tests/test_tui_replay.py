@@ -147,7 +147,7 @@ def test_an_unfinished_log_replays_to_where_it_stops(honest: Match, tmp_path: Pa
     assert r.report.verdict.value == "damaged" and any("torn" in n for n in r.notes)
     last = r.steps[-1]
     assert last.match is not None and not last.match.over
-    assert r.status(last).startswith("the log stops here: ")
+    assert r.status(last).startswith("the file is damaged and stops here (")  # not blamed
     for view in ("public", "host", "guest", "all"):  # every frame draws
         for i in range(len(r)):
             frame_text(r, i, view)
@@ -311,6 +311,10 @@ def test_the_command_reports_bad_input(tmp_path: Path, saved: Path,
     assert "unknown view" in capsys.readouterr().err
     assert main(["replay", str(saved), "--hand", "99"]) == 2
     assert "no hand 99" in capsys.readouterr().err
+    assert main(["replay", str(saved), "--hand", "0", "--plain"]) == 2  # hands count from 1
+    assert "no hand 0" in capsys.readouterr().err
+    assert main(["replay", str(saved), "--hand", "1", "--at", "end"]) == 2
+    assert "give --hand or --at, not both" in capsys.readouterr().err
     assert main(["replay", str(saved), "--at", "0"]) == 2
     assert "--at takes" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exc:

@@ -576,8 +576,10 @@ def command(args: Any) -> int:
     except ValueError as exc:
         return fail(2, str(exc))
     start = 0
+    if args.hand is not None and args.at is not None:
+        return fail(2, "give --hand or --at, not both (--at numbers the entries of the log)")
     if args.hand is not None:
-        found = replay.hand_start(args.hand)
+        found = replay.hand_start(args.hand) if args.hand >= 1 else None
         if found is None:
             hands = replay.hands
             return fail(2, f"the log has no hand {args.hand}"
