@@ -25,7 +25,7 @@ from ginp2p.rules import get_preset
 from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
 from ginp2p.table import Chatted, HandScored, MatchOver, Moved
 from ginp2p.tui.look import Look
-from ginp2p.tui.render import fit, help_rows, plain, table_rows
+from ginp2p.tui.render import fit, help_rows, plain, summary_rows, table_rows
 from ginp2p.tui.table import CommandCompleter, TablePlayer, card_word
 from ginp2p.tui.view import (
     Situation,
@@ -190,6 +190,23 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
     assert ms.totals == (0, 13 + RULES.game_bonus + RULES.box_bonus)
     assert log_line(MatchOver(m.winner, m.end, m.totals), 0, NAMES) == \
         "MATCH OVER: you win (reached the target)"  # fmt: skip
+    assert ms.sum_lines("you") == [
+        "points from the hands: you 0, Ann 13", f"game bonus: you 0, Ann {RULES.game_bonus}",
+        f"hands won × {RULES.box_bonus}: you 0, Ann {RULES.box_bonus}",
+        f"total: you 0, Ann {13 + RULES.game_bonus + RULES.box_bonus}"]  # fmt: skip
+
+
+def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 5C 6C 7C TH", "5S 6S 7S 2D 9D JD QD KD 6H 8C", "5H",
+             "KS")  # fmt: skip
+    h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
+    gin = next(a for a in engine.legal_actions(h) if a.kind == "gin")
+    done = engine.apply(h, gin)
+    done = engine.apply(done, engine.propose_show(done))
+    assert done.result is not None
+    s = hand_summary(1, done.result, (0, 0), 0, NAMES, RULES)
+    text = texts(summary_rows(s, ASCII, 80))
+    assert "no deadwood" in text and "deadwood  =" not in text and "deadwood = 0" not in text
 
 
 def test_the_table_fits_80_columns_in_ascii_without_colour() -> None:

@@ -106,6 +106,8 @@ def _shown(look: Look, shown: Shown) -> Row:
         row += [*_meld(look, m), ("", " ")]
     if shown.layoffs:
         row += [("", "laid off "), *_cards(look, shown.layoffs), ("", " ")]
+    if not shown.deadwood_cards:
+        return [*row, ("class:title", "no deadwood")]
     row += [("", "deadwood "), *_cards(look, shown.deadwood_cards, "class:card.dead")]
     row.append(("class:title", f" = {shown.deadwood}"))
     return row
@@ -303,7 +305,8 @@ def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
         rows.append(lays)
     left = sorted(d.left(), key=card_order)
     rows.append([("", "   deadwood  "), *_cards(look, left, "class:card.dead"),
-                 ("class:title", f" = {d.deadwood(rules)}")])  # fmt: skip
+                 ("class:title", f" = {d.deadwood(rules)}")] if left else
+                [("", "   deadwood  "), ("class:title", "none (0)")])  # fmt: skip
     if d.editing:
         choices = d.choices(rules)
         rows.append([("class:dim", "   add one (its key), Backspace takes the last back, "

@@ -189,7 +189,7 @@ def _seat_lines(seat: Seat, frame: Frame, look: Look, replay: Replay) -> StyleAn
                 out.extend(_compact([x.card for x in d.layoffs], look))
                 out.append(("", " "))
             out.append(("class:dim", "deadwood "))
-            out.extend(_compact(d.deadwood_cards, look) or [("class:dim", "none")])
+            out.extend(_compact(_sorted(d.deadwood_cards), look) or [("class:dim", "none")])
             out.append(("", f" ({d.deadwood})"))
         out.append(("", "\n"))
     return out
