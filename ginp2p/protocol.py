@@ -20,7 +20,6 @@ the moves of play are the player's. The table is always the fold of the log
 
 from __future__ import annotations
 
-import bisect
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass
@@ -129,7 +128,7 @@ class Refused:
 
 @dataclass(frozen=True, slots=True)
 class EarlyClaim:
-    """The other player claimed the match after this player had owed ``owed`` for only
+    """The other player claimed the match when this player had owed an entry for only
     ``after`` seconds of the ``timeout`` (by this peer's clock).
 
     The claim is held back, as a slow network would hold it, until the timeout has
@@ -511,11 +510,14 @@ class PeerProtocol:
         if events is self._told:  # folded on: whatever follows the reported events is new
             fresh = [e for _, e in events[self._reported:]]
         else:  # refolded from ``start`` (a new list): report only events not told before
-            told = [e for _, e in self._told[bisect.bisect_left(self._told, start, key=_at):]]
-            if told:
+            k, old = 0, self._told  # the events kept from before the refold: the same objects
+            while k < min(len(events), len(old)) and events[k] is old[k]:
+                k += 1
+            told = [e for _, e in old[k:]]
+            if any(i >= start for i, _ in old[k:]):  # events of entries placed anew
                 out.append(Refolded(start))
             fresh = []
-            for _, e in events[bisect.bisect_left(events, start, key=_at):]:
+            for _, e in events[k:]:
                 if e in told:
                     told.remove(e)  # recomputed, the same as before
                 else:
@@ -715,10 +717,6 @@ class PeerProtocol:
                for e in self.log.since(self.me, 0)):  # fmt: skip
             return None
         return self._make_open(h, t.game or b"")
-
-
-def _at(item: tuple[int, Event]) -> int:
-    return item[0]
 
 
 def cheat_events(outputs: Iterable[Output]) -> list[CheatDetected]:
