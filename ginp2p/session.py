@@ -570,14 +570,13 @@ class Player(Protocol):
 
 
 class BotPlayer:
-    """The computer player: plays when it is its turn, claims once it may (unless
-    ``claims`` is off: in ``play`` nobody else waits, so the person may take all day)."""
+    """The computer player: plays when it is its turn, claims once it may (in a game
+    with claims: not in ``play``, where nobody else waits and a person may take all day)."""
 
     keys_ctrl_c = False
 
-    def __init__(self, verbose: bool = False, claims: bool = True) -> None:
+    def __init__(self, verbose: bool = False) -> None:
         self.verbose = verbose
-        self.claims = claims
 
     def next_command(self, session: Session) -> Command | None:
         from . import bot
@@ -589,7 +588,7 @@ class BotPlayer:
             view = p.view()
             if view is not None:
                 return Act(bot.choose(view, p.me))
-        if self.claims and session.may_claim():
+        if session.claims and session.may_claim():
             return ClaimCmd()
         return None
 
@@ -953,8 +952,9 @@ class Session:
         claims: bool = True,
     ) -> None:
         self.proto = proto
-        #: Whether the other side may claim against us (not the computer of ``play``).
+        #: Whether a silent player is claimed against in this game: not in ``play``.
         self.claims = claims
+        #: The other side has spoken our protocol version in this game (resumed: yes).
         self._version_ok = proto.log.game is not None
         self.endpoint = endpoint
         self.player = player
@@ -1356,8 +1356,6 @@ class Session:
                 self.say(f"ignored a message from {fingerprint_curve(ev.peer)}…: {ev.reason}")
 
     _told_version = False
-    #: The other side has spoken our protocol version in this game (a resumed game: yes).
-    _version_ok = False
 
     def _peer_label(self) -> str:
         names = self.proto.table.names
@@ -1685,8 +1683,8 @@ class GameSetup:
     #: The full-screen table (ginp2p.tui.table.TablePlayer) for a person; None: the line
     #: prompt. It runs the game (``table.play(session)``) and takes what the session says.
     table: Any = None
-    #: Whether the other side may claim against a silent player: not the computer of
-    #: ``play``, so neither does the person's screen count down its time.
+    #: Whether a silent player is claimed against: not in ``play`` (the computer never
+    #: claims, and the person's screen counts down nothing).
     claims: bool = True
 
 
@@ -1915,7 +1913,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             say(f"resumed from {len(logfile.records)} stored entries")
 
         table = setup.table if setup.player != "bot" else None
-        player: Player = (BotPlayer(setup.verbose, setup.claims) if setup.player == "bot"
+        player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
                           else table or LinePlayer())  # fmt: skip
         session = Session(
             proto, endpoint, player, logfile, secrets,
