@@ -850,12 +850,24 @@ def match_text(session: Session, m: Any) -> str:
 
 def seat_names(session: Session) -> tuple[str, str]:
     """Both players' own names (not "you"); ours is known before our hello is in the
-    log."""
+    log, a pinned player's too."""
     p = session.proto
-    n = [x or ("host", "guest")[i] for i, x in enumerate(p.table.names)]
-    if not p.table.names[p.me] and p.name:
-        n[p.me] = p.name
+    n = list(p.table.names)
+    n[p.me] = p.name or n[p.me]  # our hello says just this
+    n[p.opponent] = session.opponent_name
     return n[0], n[1]
+
+
+def _pinned_name(key: bytes | None) -> str:
+    """The name a paired player was pinned under ('' if none, or unreadable)."""
+    from . import peers
+    from .words import for_screen
+
+    try:
+        pin = peers.lookup(key) if key is not None else None
+    except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
+        return ""
+    return for_screen(pin.name) if pin is not None else ""
 
 
 # ------------------------------------------------------------------------ the session
@@ -956,6 +968,8 @@ class Session:
         self.claims = claims
         #: The other side has spoken our protocol version in this game (resumed: yes).
         self._version_ok = proto.log.game is not None
+        #: The other player's name until its hello says it: the one pinned with its key.
+        self.known_name = _pinned_name(proto.log.key(proto.opponent))
         self.endpoint = endpoint
         self.player = player
         self.logfile = logfile
@@ -1040,13 +1054,18 @@ class Session:
         n = self.proto.table.names
         me = self.proto.me
         out = [n[0] or "host", n[1] or "guest"]
+        out[1 - me] = self.opponent_name
         if not isinstance(self.player, BotPlayer):
             out[me] = "you"
         return out[0], out[1]
 
     @property
     def opponent_name(self) -> str:
-        return self.proto.table.names[self.proto.opponent] or ("host", "guest")[self.proto.opponent]
+        """The other player's name: its hello's, or before it the one pinned, if any."""
+        p = self.proto
+        if p.log.hello(p.opponent) is None and self.known_name:
+            return self.known_name
+        return p.table.names[p.opponent]
 
     def now(self) -> float:
         return self.clock()
@@ -1358,8 +1377,10 @@ class Session:
     _told_version = False
 
     def _peer_label(self) -> str:
-        names = self.proto.table.names
-        return names[self.proto.opponent] or ("the host" if self.proto.me == GUEST else "the guest")
+        p = self.proto
+        if p.log.hello(p.opponent) is not None or self.known_name:
+            return self.opponent_name
+        return "the host" if p.me == GUEST else "the guest"
 
     async def _on_frame(self, frame: Any, peer: bytes) -> None:
         if isinstance(frame, EntryFrame):

@@ -55,6 +55,8 @@ def test_two_processes_play_a_whole_match_and_pin_each_other(tmp_path: Path) -> 
     assert h2.wait() == 0, h2.output
     assert "paired" not in g2.output
     assert_same_and_clean(h2.game_file(), g2.game_file())
+    # known by the names they were pinned under, before any hello says them
+    assert "connected to Guesto" in h2.output and "connected to Hosta" in g2.output
 
 
 def test_a_wrong_code_fails_clearly_and_pins_nothing(tmp_path: Path) -> None:

@@ -278,6 +278,7 @@ class FakeProto:
         self.me = me
         self.opponent = 1 - me
         self.table = FakeTable(s)
+        self.name = ""
 
     @property
     def my_turn(self) -> bool:
@@ -320,6 +321,10 @@ class FakeSession:
 
     def my_wait(self) -> float | None:
         return None
+
+    @property
+    def opponent_name(self) -> str:
+        return self.proto.table.names[1 - self.me]
 
     def no_claim(self) -> str | None:
         return None if self.claim else "nothing to claim: you are not waiting"
