@@ -563,6 +563,8 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
             player.message[1]  # fmt: skip
         await send("\r")
         assert s.submitted == [] and player.message[0] == "class:error"
+        player.event(s, Moved(0, engine.Discard(c("KS")), None))  # the other player moves
+        assert player.message == ("", ""), "an old refusal is not left on the screen"
         s.claim = False
         await send("c")  # said on the message line, not sent
         assert s.submitted == [] and player.message[1] == "nothing to claim: you are not waiting"

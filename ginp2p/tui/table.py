@@ -230,6 +230,10 @@ class TablePlayer:
         elif isinstance(what, HandDealt):
             self.draft = None
             self._drawn = None
+        if self.message[0] == "class:error" and (
+            isinstance(what, HandDealt) or (isinstance(what, Moved) and what.player != p.me)
+        ):
+            self.message = ("", "")  # the table moved on: an old "not now" would mislead
         line = log_line(what, p.me, names)
         if line is None and isinstance(what, CheatDetected | EarlyClaim):
             line = session.describe(what, terse=False)
