@@ -30,7 +30,7 @@ from ginp2p.protocol import PeerProtocol
 from ginp2p.replay import ReplayError, load
 from ginp2p.rules import get_preset
 from ginp2p.tui.look import Look
-from ginp2p.tui.replay import Viewer, build_app, frame_text, screen
+from ginp2p.tui.replay import Viewer, build_app, footer_for, frame_text, screen
 
 from .helpers import Match, play_match, write
 
@@ -375,3 +375,16 @@ def test_a_refused_take_names_the_card_it_meant() -> None:
     (marked,) = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
     assert marked.entry.kind == "take_upcard"
     assert r.describe(marked).endswith("takes the upcard Q♠")
+
+
+def test_at_60_columns_the_verdict_the_view_and_the_score_stay_in_sight(saved: Path) -> None:
+    r = load(saved)
+    v = Viewer(r, len(r) - 1, "host", Look(ascii=True, colour=False))
+    lines = fragment_text(screen(v, 59, 19)).splitlines()
+    assert all(len(line) <= 59 for line in lines[:2]), lines[:2]
+    assert lines[0].endswith("audit CLEAN") and "view: " in lines[1]
+    done = next(i for i, line in enumerate(lines) if line.startswith("   hand "))
+    result = " ".join(x.strip() for x in lines[done:done + 2])
+    assert all(len(line) <= 59 for line in lines[done:done + 2])
+    assert re.search(r"[+-]\d+", result), "the score of the hand is not cut off"
+    assert len(footer_for(True, 60)) < 60 and "? help" in footer_for(True, 60)

@@ -51,6 +51,7 @@ KEYS: tuple[tuple[str, str], ...] = (
 FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
 #: With --ascii the arrows' stand-ins would read like keys (v is the view key): letters.
 FOOTER_ASCII = "l/h entry  j/k move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
+FOOTER_SHORT = "? help (all the keys)  v view  a audit  q quit"
 FEEDS = ("host", "guest")
 
 
@@ -204,8 +205,10 @@ def _deadwood(cards: tuple[Card | None, ...], replay: Replay) -> StyleAndTextTup
     return [("class:dim", f"  · deadwood {melds.min_deadwood(known, rules)}")]
 
 
-def table_lines(frame: Frame, look: Look, replay: Replay) -> StyleAndTextTuples:
-    """The table at one step: the two seats, the stock and the pile, the result."""
+def table_lines(frame: Frame, look: Look, replay: Replay, width: int = 200
+                ) -> StyleAndTextTuples:  # fmt: skip
+    """The table at one step: the two seats, the stock and the pile, the result (wrapped
+    to ``width``: its score comes last)."""
     out: StyleAndTextTuples = []
     step = frame.step
     bottom = GUEST if frame.view == "guest" else HOST
@@ -235,8 +238,8 @@ def table_lines(frame: Frame, look: Look, replay: Replay) -> StyleAndTextTuples:
         out.append(("class:dim", f"   hand {frame.hand}: {phase_words(step)}\n"
                     if frame.hand else "   setting up the match\n"))  # fmt: skip
     if frame.result is not None:
-        out.append(("class:title", f"   hand {frame.hand}: "))
-        out.append(("", result_words(frame.result, replay.names) + "\n"))
+        words = f"hand {frame.hand}: {result_words(frame.result, replay.names)}"
+        out.extend(_wrapped("", "   " + words, width))
     else:
         out.append(("", "\n"))
     out += [("class:dim", f"   {line}\n") for line in sheet(frame, replay)]
@@ -290,7 +293,10 @@ def _wrapped(style: str, text: str, width: int) -> StyleAndTextTuples:
     return [(style, "\n".join(lines) + "\n")]
 
 
-def header(viewer: Viewer) -> StyleAndTextTuples:
+def header(viewer: Viewer, width: int = 200) -> StyleAndTextTuples:
+    """Two lines: the game and its verdict; where we are and whose view. On a narrow
+    screen the less needed words go first (the file name, the seats, "ginp2p"), so
+    the verdict and the view stay in sight."""
     r = viewer.replay
     rep = r.report
     step = r.steps[viewer.index]
@@ -298,15 +304,21 @@ def header(viewer: Viewer) -> StyleAndTextTuples:
     verdict = str(rep.verdict).upper()
     vstyle = {"CLEAN": "class:turn", "CHEATED": "class:cheat"}.get(verdict, "class:warn")
     preset = f" · {r.rules.name}" if r.rules is not None else ""
-    out: StyleAndTextTuples = [
-        ("class:title", "ginp2p replay"),
-        ("", f" · {r.names[0]} (host) vs {r.names[1]} (guest){preset} · audit "),
-        (vstyle, verdict),
-        ("class:dim", f" · {name}\n"),
-    ]
+    seats = f"{r.names[0]} (host) vs {r.names[1]} (guest)"
+    first: StyleAndTextTuples = []
+    for title, players, tail in (("ginp2p replay", seats, f" · {name}"),
+                                 ("ginp2p replay", seats, ""),
+                                 ("replay", f"{r.names[0]} vs {r.names[1]}", "")):  # fmt: skip
+        first = [("class:title", title), ("", f" · {players}{preset} · audit "),
+                 (vstyle, verdict), ("class:dim", tail)]  # fmt: skip
+        if len(fragment_list_to_text(first)) <= width:
+            break
     where = f"hand {step.hand} · {phase_words(step)}" if step.hand else "set-up"
-    out.append(("", f"entry {viewer.index + 1} of {len(r)} · {where} · "
-                f"view: {r.view_name(viewer.view)}"))  # fmt: skip
+    view = r.view_name(viewer.view)
+    second = f"entry {viewer.index + 1} of {len(r)} · {where} · view: {view}"
+    if len(second) > width:  # the view's seat, and the count of entries, can go
+        second = f"entry {viewer.index + 1} · {where} · view: {view.split(' (')[0]}"
+    out: StyleAndTextTuples = [*first, ("", "\n"), ("", second)]
     if viewer.digits:
         out.append(("class:warn", f" · typed {viewer.digits}"))
     out.append(("", "\n"))
@@ -364,14 +376,14 @@ def screen(viewer: Viewer, width: int = 80, height: int = 40) -> StyleAndTextTup
 def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
     look = viewer.look
     out: StyleAndTextTuples = []
-    out.extend(header(viewer))
+    out.extend(header(viewer, width))
     out.extend(_rule(width, look))
     if viewer.help:
         out.extend(help_lines())
     elif viewer.audit:
         out.extend(audit_lines(viewer.replay, width))
     else:
-        out.extend(table_lines(viewer.frame, look, viewer.replay))
+        out.extend(table_lines(viewer.frame, look, viewer.replay, width))
         out.extend(_rule(width, look))
         out.extend(story(viewer, width))
         out.extend(_rule(width, look))
@@ -523,6 +535,12 @@ def _bindings(viewer: Viewer) -> KeyBindings:
     return kb
 
 
+def footer_for(ascii: bool, width: int) -> str:
+    """The keys line; on a narrow screen the short form, which still names help."""
+    full = FOOTER_ASCII if ascii else FOOTER
+    return full if len(full) < width else FOOTER_SHORT
+
+
 def build_app(viewer: Viewer, **kw: Any) -> Application[int]:
     """The full-screen viewer; ``kw`` go to :class:`Application` (``input``,
     ``output`` for tests). ``run()`` returns the index of the last step shown."""
@@ -534,7 +552,9 @@ def build_app(viewer: Viewer, **kw: Any) -> Application[int]:
         return screen(viewer, size.columns - 1, size.rows - 1)
 
     def footer() -> StyleAndTextTuples:
-        return [("reverse", FOOTER_ASCII if viewer.look.ascii else FOOTER)]
+        from prompt_toolkit.application.current import get_app
+
+        return [("reverse", footer_for(viewer.look.ascii, get_app().output.get_size().columns))]
 
     layout = Layout(HSplit([
         Window(FormattedTextControl(body), wrap_lines=False, height=Dimension(weight=1)),
