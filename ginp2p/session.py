@@ -291,6 +291,8 @@ class RulesOffered:
 
 #: Below this claim timeout (seconds) a person may lose a match by thinking: said so.
 SHORT_CLAIM_TIMEOUT = 30
+#: Refused connections told on the screen in one game; later ones are only counted.
+REFUSALS_SHOWN = 5
 
 
 def claim_words(timeout: int) -> str:
@@ -867,7 +869,9 @@ def _pinned_name(key: bytes | None) -> str:
         pin = peers.lookup(key) if key is not None else None
     except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
         return ""
-    return for_screen(pin.name) if pin is not None else ""
+    if pin is None or pin.name == fingerprint(pin.key):  # paired, never named by a hello
+        return ""
+    return for_screen(pin.name)
 
 
 # ------------------------------------------------------------------------ the session
@@ -1361,8 +1365,12 @@ class Session:
         elif isinstance(ev, Rejected):
             self.stats.rejected += 1
             if isinstance(self.endpoint, HostEndpoint):
-                who = f" from key {fingerprint_curve(ev.peer)}…" if ev.peer else ""
-                self.say(f"refused a connection{who}: {ev.reason}")
+                n = self.stats.rejected
+                if n <= REFUSALS_SHOWN:  # a stranger retrying must not flood the screen
+                    who = f" from key {fingerprint_curve(ev.peer)}…" if ev.peer else ""
+                    more = "; more refusals are counted, not shown" if n == REFUSALS_SHOWN \
+                        else ""  # fmt: skip
+                    self.say(f"refused a connection{who}: {ev.reason}{more}")
                 return
             first = not self.endpoint.ever_connected
             self._handshake_failures += 1
