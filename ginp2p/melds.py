@@ -102,20 +102,25 @@ class Meld:
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
 
-    def __str__(self) -> str:
-        """A run is shown in sequence, jokers where they stand: ``QH KH AH``, ``7H JK 9H``."""
+    @property
+    def in_order(self) -> tuple[Card, ...]:
+        """A run in sequence with its jokers where they stand (``QH KH AH``, ``7H JK 9H``);
+        a set as kept."""
         if self.kind == "set":
-            return _names(self.cards)
+            return self.cards
         naturals = [card for card in self.cards if card.rank]
         placements = _run_placements([card.rank for card in naturals], len(self.cards), True)
         if not placements:
-            return _names(self.cards)
+            return self.cards
         low, positions = placements[-1]
         slots: list[Card | None] = [None] * len(self.cards)
         for card, position in zip(naturals, positions, strict=True):
             slots[position - low] = card
         jokers = iter(card for card in self.cards if not card.rank)
-        return _names(card if card is not None else next(jokers) for card in slots)
+        return tuple(card if card is not None else next(jokers) for card in slots)
+
+    def __str__(self) -> str:
+        return _names(self.in_order)
 
 
 @dataclass(frozen=True, slots=True)

@@ -578,7 +578,7 @@ def test_is_meld_matches_brute_force(rules, data):
 def test_meld_shape():
     run = meld_of(cards("9H 7H JK"), ITALIAN_JOKERS)
     assert run.cards == tuple(cards("7H 9H JK")) and run.kind == "run"
-    assert str(run) == "7H JK 9H"
+    assert str(run) == "7H JK 9H" and run.in_order == tuple(cards("7H JK 9H"))
     assert str(meld_of(cards("AH KH QH"), ACE_HIGH)) == "QH KH AH"
     assert str(meld_of(cards("7D 7S 7H"))) == "7S 7H 7D"
     assert meld_of(cards("7D 7S 7H")).kind == "set" and meld_of(cards("7D 7S 7H")).value == 21

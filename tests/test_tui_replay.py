@@ -388,3 +388,11 @@ def test_at_60_columns_the_verdict_the_view_and_the_score_stay_in_sight(saved: P
     assert all(len(line) <= 59 for line in lines[done:done + 2])
     assert re.search(r"[+-]\d+", result), "the score of the hand is not cut off"
     assert len(footer_for(True, 60)) < 60 and "? help" in footer_for(True, 60)
+
+
+def test_a_joker_is_shown_where_it_stands_in_a_run() -> None:
+    """In the viewer as on the table: [9H JK JH], not the joker at the end."""
+    r = load(Path(__file__).parent / "corpus" / "clean-italian-jokers.ginlog",
+             find_secrets=False)  # fmt: skip
+    text = frame_text(r, 36, "public", Look(ascii=True, colour=False))
+    assert "[9H JK JH]" in text and "[9H JH JK]" not in text

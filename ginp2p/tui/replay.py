@@ -28,7 +28,7 @@ from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
 from ..table import NAMES
 from .look import Look
-from .view import match_summary
+from .view import match_summary, meld_order
 
 __all__ = ["KEYS", "Viewer", "build_app", "frame_text", "plain_lines", "run", "screen"]
 
@@ -183,7 +183,7 @@ def _seat_lines(seat: Seat, frame: Frame, look: Look, replay: Replay) -> StyleAn
         else:
             for m in d.melds:
                 out.append(("class:dim", "["))
-                out.extend(_compact(m.cards, look))
+                out.extend(_compact(meld_order(m), look))
                 out.append(("class:dim", "] "))
             if d.layoffs:
                 out.append(("class:dim", "laid off "))

@@ -159,14 +159,7 @@ def sort_hand(cards: Sequence[Card], rules: RuleSet) -> tuple[tuple[Group, ...],
 def meld_order(meld: Meld) -> tuple[Card, ...]:
     """A run in sequence (jokers where they stand), a set by suit."""
     if meld.kind == "run":
-        text = str(meld).split()
-        pool = list(meld.cards)
-        out = []
-        for code in text:
-            card = next(c for c in pool if c.code == code)
-            pool.remove(card)
-            out.append(card)
-        return tuple(out)
+        return meld.in_order
     return tuple(sorted(meld.cards, key=card_order))
 
 
