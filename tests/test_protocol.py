@@ -447,15 +447,20 @@ def test_both_peers_and_a_third_party_agree_under_any_delivery(
 # ---------------------------------------------------------------- DESIGN §3's races, one by one
 
 
+def _first_move(dealt: Dealt) -> tuple[FakeLink, int]:
+    """A copy of the dealt game, and the player whose move the hand waits for."""
+    link = clone(dealt.link)
+    hs = link.sides[HOST].proto.table.hand_state()
+    assert hs is not None
+    return link, hs.to_move
+
+
 @pytest.mark.parametrize("race", ["beaten", "stands", "resign"])
 def test_a_claim_against_the_move_owed_races_it(dealt: Dealt, race: str) -> None:
     """beaten: the move was on its way when the claim was made; stands: the mover saw
     the claim first (its next entry acks it); resign: the mover resigned at the same
     time. The claimant is never convicted and everybody agrees."""
-    link = clone(dealt.link)
-    hs = link.sides[HOST].proto.table.hand_state()
-    assert hs is not None
-    y = hs.to_move
+    link, y = _first_move(dealt)
     x = 1 - y
     cx, cy = link.sides[x].proto, link.sides[y].proto
     link.now = 1e6  # by both clocks, the timeout has passed
@@ -496,10 +501,7 @@ def test_a_claim_made_too_soon_waits_for_the_timeout(dealt: Dealt, mover: str) -
     """A modified client claims at once (its clock is its own). The mover's peer holds
     the claim back: a move within the timeout beats it and the match goes on; silence
     until the timeout has passed by the mover's clock lets it stand."""
-    link = clone(dealt.link)
-    hs = link.sides[HOST].proto.table.hand_state()
-    assert hs is not None
-    y = hs.to_move
+    link, y = _first_move(dealt)
     x = 1 - y
     cx, cy = link.sides[x].proto, link.sides[y].proto
     link.handle(x, cx.tick(link.now + 1e6))  # only the claimant's clock jumps
@@ -537,10 +539,8 @@ def test_an_answer_written_before_seeing_a_resign_is_not_blamed(dealt: Dealt) ->
     """The mover passes and resigns; the other, not having seen either, claims the move,
     then gets the pass (not the resign) and answers it. Its claim and answer sort after
     the resign they had not seen: without effect, nobody convicted, the resigner loses."""
-    link = clone(dealt.link)
-    hs = link.sides[HOST].proto.table.hand_state()
-    assert hs is not None
-    y, x = hs.to_move, 1 - hs.to_move
+    link, y = _first_move(dealt)
+    x = 1 - y
     cy, cx = link.sides[y].proto, link.sides[x].proto
     link.handle(y, cy.act(next(a for a in cy.legal_actions() if a == engine.PassUpcard())))
     link.handle(y, cy.resign("bye"))
