@@ -666,7 +666,7 @@ class LinePlayer:
             session.say(session.status())
             return
         from .cards import card_order
-        from .tui.view import declared, draft_from, knock_options, sort_hand
+        from .tui.view import declared, draft_from, knock_options, meld_order, sort_hand
 
         names = session.names
         me = p.me
@@ -698,7 +698,7 @@ class LinePlayer:
             if a.kind == "show":  # the proposal `show` sends
                 d = draft_from(a, view)
                 laid = f", lay off {_cards(x.card for x in d.layoffs)}" if d.layoffs else ""
-                melded = " ".join(f"[{_cards(m.cards)}]" for m in d.melds) or "no melds"
+                melded = " ".join(f"[{_cards(meld_order(m))}]" for m in d.melds) or "no melds"
                 left = sorted(d.left(), key=card_order)
                 session.say(f"`show` lays down {melded}{laid}, deadwood {_cards(left)} = "
                             f"{d.deadwood(view.rules)}")  # fmt: skip
