@@ -573,6 +573,30 @@ def test_torn_header_and_foreign_or_corrupt_files(tmp_path: Path) -> None:
         assert len(f.records) == len(entries)
 
 
+def test_a_full_disk_leaves_the_old_file_whole_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pins and a game's sidecar are replaced whole: a write that fails half way
+    (a full disk) leaves the old file as it was and no temporary file behind."""
+    path = tmp_path / "peers.toml"
+    L.replace_atomically(path, b"old contents\n", 0o600)
+    real_write = os.write
+
+    def half_then_full(fd: int, data: Any) -> int:
+        if len(data) > 4:
+            return real_write(fd, bytes(data[:4]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(L.os, "write", half_then_full)
+    with pytest.raises(OSError, match="No space left"):
+        L.replace_atomically(path, b"new contents, longer than the old\n", 0o600)
+    monkeypatch.undo()
+    assert path.read_bytes() == b"old contents\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.toml"]
+    L.replace_atomically(path, b"new\n", 0o600)
+    assert path.read_bytes() == b"new\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
 def test_the_lock_refuses_a_second_opener(tmp_path: Path) -> None:
     path = tmp_path / "game.ginlog"
     code = textwrap.dedent(
