@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -163,15 +163,29 @@ def _rules(args: argparse.Namespace) -> Any:
         raise UsageError(f"--set: {exc}") from None
 
 
+def _player_name(text: str) -> str:
+    """``--name``: checked here as the hello will check it (64 bytes of UTF-8, no control
+    characters), so a bad name stops before a game, not in the middle of pairing."""
+    from .events import NAME_BYTES, SchemaError, Text
+
+    try:
+        return Text(NAME_BYTES).check(text.strip(), "--name")
+    except SchemaError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--name: ")) from None
+
+
 def _default_name(bot: bool) -> str:
     if bot:
         return "Bot"
     import getpass
 
+    from .events import NAME_BYTES
+
     try:
-        return getpass.getuser()[:64] or "player"
+        name = getpass.getuser().encode("utf-8")[:NAME_BYTES].decode("utf-8", "ignore")
     except Exception:
         return "player"
+    return "".join(c for c in name if c.isprintable()) or "player"
 
 
 def _log_dir(args: argparse.Namespace) -> Path:
@@ -287,7 +301,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
 
     _check_common(args)
     bot = player == "bot"
-    name = (args.name or _default_name(bot))[:64]
+    name = args.name or _default_name(bot)
     if role == "host":
         port = args.port if args.port is not None else _default_port()
         if not 0 <= port < 65536:
@@ -367,6 +381,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     children: list[Any] = []
     if side.computer_game and side.role == "host":
         game = side.computer_game
+        setup.out = _computer_game_out(setup.out or print, watch=player == "bot")
 
         def on_listening(port: int, join: str, code: str) -> None:
             # started once the port is known: `resume --port` may have moved it
@@ -378,8 +393,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     try:
         return _run(setup, load_or_create_identity(), resume=True)
     finally:
-        for child in children:
-            _reap(child, setup.linger + 5)
+        _stop_computer(children, setup)
 
 
 def _run(setup: Any, identity: Any, *, resume: bool) -> int:
@@ -396,6 +410,8 @@ def _run(setup: Any, identity: Any, *, resume: bool) -> int:
         print(f"\ninterrupted; {saved if setup.path.exists() else 'nothing was saved'}",
               file=sys.stderr)  # fmt: skip
         return 130
+    except BrokenPipeError:  # `| head`: the reader stopped reading (main says nothing)
+        raise
     except OSError as exc:  # a full disk, a folder taken away: every whole entry is kept
         print(f"ginp2p: error: {exc}", file=sys.stderr)
         if setup.path.exists():
@@ -412,6 +428,13 @@ def _cmd_join(args: argparse.Namespace) -> int:
 
 
 def _cmd_bot(args: argparse.Namespace) -> int:
+    import os
+
+    # `play` hands its computer the code here: a command line is visible to every local
+    # user (`ps`), a process's environment only to its owner
+    code = os.environ.pop(PAIR_CODE_ENV, None)
+    if args.pair_code is None and code:
+        args.pair_code = code
     chosen = [x for x in (args.host, args.resume, args.discover) if x]
     if args.join and not args.resume:
         chosen.append(args.join)
@@ -442,13 +465,19 @@ def _computer_home() -> Path:
     return config_dir() / "computer"
 
 
-def _spawn_computer(extra: list[str], game: Path) -> Any:
+PAIR_CODE_ENV = "GINP2P_PAIR_CODE"
+
+
+def _spawn_computer(extra: list[str], game: Path, pair_code: str = "") -> Any:
     """The computer player: a real second ginp2p process, with its own identity."""
     import os
     import subprocess
 
     env = dict(os.environ, GINP2P_HOME=str(_computer_home()))
     env.pop("GINP2P_CRASH_AT", None)
+    env.pop(PAIR_CODE_ENV, None)
+    if pair_code:
+        env[PAIR_CODE_ENV] = pair_code
     game.parent.mkdir(parents=True, exist_ok=True)
     err = open(game.with_suffix(".out"), "ab")  # noqa: SIM115 - handed to the child
     try:
@@ -478,12 +507,12 @@ _MINDERS: set[Any] = set()  # the running minder tasks (the loop keeps weak refe
 
 
 def _mind_computer(children: list[Any], first: list[str], again: list[str], game: Path,
-                   setup: Any) -> None:  # fmt: skip
+                   setup: Any, pair_code: str = "") -> None:  # fmt: skip
     """Watch the computer player (``children[-1]``, started with ``first``) while the game
     runs: if it dies (killed, crashed), start it again, with ``again`` once its game file
-    exists, twice at most, and say so; without this the person would wait for it
-    forever. Called on the game's event loop. It polls, so nothing waits on the child
-    once the game is over."""
+    exists, twice at most, and say so; after that, stop the game (saved). Without this
+    the person would wait for it forever. Called on the game's event loop. It polls, so
+    nothing waits on the child once the game is over."""
     import asyncio
     import signal
 
@@ -499,15 +528,37 @@ def _mind_computer(children: list[Any], first: list[str], again: list[str], game
                 return
             how = f"was killed ({signal.Signals(-code).name})" if code < 0 else f"failed ({code})"
             if not tries_left:
-                say(f"the computer player {how} again; what it said is in "
-                    f"{game.with_suffix('.out')}")  # fmt: skip
+                setup.stop(f"the computer player {how} again, the third time; what it "
+                           f"said is in {game.with_suffix('.out')}")  # fmt: skip
                 return
             say(f"the computer player {how}; starting it again")
-            children.append(_spawn_computer(again if game.exists() else first, game))
+            if game.exists():
+                children.append(_spawn_computer(again, game))
+            else:
+                children.append(_spawn_computer(first, game, pair_code))
 
     task = asyncio.get_running_loop().create_task(mind())
     _MINDERS.add(task)
     task.add_done_callback(_MINDERS.discard)
+
+
+def _computer_game_out(show: Callable[[str], None], watch: bool) -> Callable[[str], None]:
+    """The lines of a game against the computer: the join string and the pairing are
+    between you and the computer, not worth a line (nor the file name, when watching)."""
+    hidden: tuple[str, ...] = ("hosting on", "pairing code", "paired with a guest")
+    if watch:
+        hidden += ("game file",)
+    return lambda text: None if text.startswith(hidden) else show(text)
+
+
+def _stop_computer(children: list[Any], setup: Any) -> None:
+    """After the game: let the computer player finish (it lingers to compare logs), but
+    stop it at once if the person left mid-game: it would wait for them. Its files are
+    saved entry by entry, and ``ginp2p resume`` restarts it."""
+    result = setup.session.result if setup.session is not None else None
+    left = result is not None and result.status == "quit"
+    for child in children:
+        _reap(child, 1.0 if left else setup.linger + 5)
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -530,7 +581,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     log_dir = _log_dir(args)
     path = new_game_path(log_dir, "host")
     computer_game = new_game_path(log_dir / "computer", "guest")
-    side = PeerFile("host", name[:64], player, None, "127.0.0.1", 0, rules.to_dict(), args.k,
+    side = PeerFile("host", name, player, None, "127.0.0.1", 0, rules.to_dict(), args.k,
                     args.claim_timeout, _created(), computer_game=str(computer_game))  # fmt: skip
     if watch:
         why = "" if args.watch else "no terminal to play in, so "
@@ -541,40 +592,24 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
     def on_listening(port: int, join: str, code: str) -> None:
         key = key_to_text(identity.public_key)
-        first = ["--join", f"127.0.0.1:{port}/{key}", "--pair-code", code, "--name",
+        first = ["--join", f"127.0.0.1:{port}/{key}", "--name",
                  "Computer 2" if watch else "Computer", "--game-file", str(computer_game),
                  "--linger", str(args.linger), "--connect-timeout", "30"]  # fmt: skip
-        children.append(_spawn_computer(first, computer_game))
+        children.append(_spawn_computer(first, computer_game, code))
         again = ["--resume", str(computer_game), "--join", f"127.0.0.1:{port}", "--linger",
                  str(args.linger)]  # fmt: skip
-        _mind_computer(children, first, again, computer_game, setup)
-
-    lines: list[str] = []
-    show = _printer(args)
-
-    # the join string and pairing are between you and the computer: not worth a line
-    hidden: tuple[str, ...] = ("hosting on", "pairing code", "paired with a guest")
-    if watch:
-        hidden += ("game file",)
-
-    def out(text: str) -> None:
-        if not text.startswith(hidden):
-            show(text)
-        lines.append(text)
+        _mind_computer(children, first, again, computer_game, setup, code)
 
     setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
                       linger=args.linger, pair_code=new_code(), advertise=False,
-                      on_listening=on_listening, out=out, claims=False)  # fmt: skip
+                      on_listening=on_listening, claims=False,
+                      out=_computer_game_out(_printer(args), watch))  # fmt: skip
     if not watch:
         setup.table = _table(args)
     try:
         code = _run(setup, identity, resume=False)
     finally:
-        # a person who left mid-game paused it: the computer would wait for them, so it
-        # is stopped (its files are saved entry by entry; `ginp2p resume` restarts it)
-        left = any("left the game" in line for line in lines)  # "SIGINT: left the game"
-        for child in children:
-            _reap(child, 1.0 if left else args.linger + 5)
+        _stop_computer(children, setup)
         drop_reservation(computer_game)  # if the computer never began its game
     if code == 0 and watch:
         print(f"\nthe game is saved in {path} (ginp2p games lists them)")
@@ -674,11 +709,9 @@ def _cmd_audit(args: argparse.Namespace) -> int:
               file=sys.stderr)  # fmt: skip
         return NO_VERDICT
     if args.hand is None:
-        if args.json:  # escapes what it must itself
-            print(json.dumps(report.to_json(), indent=2))
-        else:
-            _printer(args)(report.text())
-        return report.exit_code
+        # --json escapes what it must itself
+        text = json.dumps(report.to_json(), indent=2) if args.json else report.text()
+        return _verdict_out(args, text, report.exit_code)
     chosen = next((h for h in report.hands if h.hand == args.hand), None)
     if chosen is None:
         numbers = [h.hand for h in report.hands if h.hand]
@@ -690,10 +723,23 @@ def _cmd_audit(args: argparse.Namespace) -> int:
         doc["hands"] = [h for h in doc["hands"] if h["hand"] == args.hand]
         doc["selected"] = {"hand": args.hand, "verdict": str(chosen.verdict),
                            "exit": chosen.verdict.exit_code}  # fmt: skip
-        print(json.dumps(doc, indent=2))
+        text = json.dumps(doc, indent=2)
     else:
-        _printer(args)(report.text(only=args.hand))
-    return chosen.verdict.exit_code
+        text = report.text(only=args.hand)
+    return _verdict_out(args, text, chosen.verdict.exit_code)
+
+
+def _verdict_out(args: argparse.Namespace, text: str, code: int) -> int:
+    """Print the report and return the verdict's exit code, even when the reader stops
+    early (``| head``): a script under ``pipefail`` must not read a cheat as clean."""
+    try:
+        if args.json:
+            print(text, flush=True)
+        else:
+            _printer(args)(text)
+    except BrokenPipeError:
+        _quiet_stdout()
+    return code
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
@@ -783,7 +829,8 @@ def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
                    "refuse the host's rules unless they are this preset")  # fmt: skip
     g.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="change one rule setting, e.g. --set game_target=50 (repeatable)")
-    g.add_argument("--name", help="your name as the other player sees it")
+    g.add_argument("--name", type=_player_name,
+                   help="your name as the other player sees it (up to 64 bytes)")
     g.add_argument("--log-dir", metavar="DIR",
                    help="where to keep the game files (default: GINP2P_HOME/games or "
                    "~/.local/share/ginp2p/games)")  # fmt: skip
@@ -1037,18 +1084,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("\ninterrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `| head`: the reader has all it wants
-        import os
-
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        _quiet_stdout()
         return 0
     except Exception as exc:
         from .log import IdentityError  # imported on failure only: `rules` needs no nacl
 
-        if not isinstance(exc, IdentityError):
+        if isinstance(exc, IdentityError):
+            why = str(exc)
+        elif isinstance(exc, OSError) and exc.filename is not None:
+            # a folder that is a file, a read-only folder: one line, not a traceback
+            why = f"{exc.filename}: {exc.strerror or exc}"
+        else:
             raise
-        print(f"ginp2p {args.command}: error: {exc}", file=sys.stderr)
+        print(f"ginp2p {args.command}: error: {why}", file=sys.stderr)
         return 1
     return 0
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at nothing, so the exit's flush does not fail on a closed pipe."""
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _warning_line(message: Any, category: Any, *_: Any, **__: Any) -> str:

@@ -327,13 +327,15 @@ LAYOFFS = ListOf(Fixed("LayoffRef", [("card", CARD), ("meld", Int(0, 15))]), 16)
 PARAMS = Fixed("Params", [("k", Int(20, 64)), ("claim_timeout_s", Int(1, 86400))])
 ANSWER = Fixed("Answer", [("bit", Int(0, 1)), ("scalar", B32), ("perm", Bin(108, exact=False))])
 STEP = Int(1, 2)
+#: A player's name in its hello: UTF-8 bytes, not characters.
+NAME_BYTES = 64
 
 #: kind name → (code, ordered body fields). The single source of truth.
 SCHEMA: dict[str, tuple[int, list[tuple[str, Field]]]] = {
     # -- the game's set-up ----------------------------------------------------------
     "hello": (0, [
         ("key", B32),                    # the author's Ed25519 public key
-        ("name", Text(64)),
+        ("name", Text(NAME_BYTES)),
         ("rules", Opt(ScalarMap(64))),   # host only: preset name and every setting
         ("params", Opt(PARAMS)),         # host only: [k, claim timeout in seconds]
         ("nonce_hash", Opt(Bin(64))),    # host only: H("nonce", host_nonce)

@@ -1351,17 +1351,20 @@ def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Ident
             raise IdentityError(f"cannot read your key {path}: {exc.strerror or exc}") from exc
     seed = os.urandom(32)
     tmp = directory / f".{IDENTITY_FILE}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
-        _write_all(fd, f"{_IDENTITY_HEADER}\n{seed.hex()}\n".encode("ascii"))
-        _sync(fd)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            _write_all(fd, f"{_IDENTITY_HEADER}\n{seed.hex()}\n".encode("ascii"))
+            _sync(fd)
+        finally:
+            os.close(fd)
+        with contextlib.suppress(FileExistsError):  # a racing process's key wins
+            os.link(tmp, path)  # never overwrites
+        _sync_dir(path)
+    except OSError as exc:  # a read-only or full folder: no half key is left behind
+        raise IdentityError(f"cannot create your key in {directory}: {exc.strerror or exc} "
+                            "(set GINP2P_HOME to a folder you can write)") from exc  # fmt: skip
     finally:
-        os.close(fd)
-    try:
-        os.link(tmp, path)  # never overwrites: a racing process's key wins
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink()
-    _sync_dir(path)
+        with contextlib.suppress(OSError):
+            tmp.unlink()
     return _read_identity(path)

@@ -502,7 +502,8 @@ class HostEndpoint(_Endpoint):
         if len(parts) < 2:
             return
         routing_id = parts[0].bytes
-        user_id = parts[1].get("User-Id")
+        meta: Any = parts[1]  # Frame.get takes a property name too (older stubs: int only)
+        user_id = meta.get("User-Id")
         try:
             if not isinstance(user_id, str):
                 raise TypeError("no CURVE user id")

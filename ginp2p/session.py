@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import json
 import os
 import re
@@ -105,6 +106,7 @@ __all__ = [
     "RulesOffered",
     "Session",
     "SessionResult",
+    "StopCmd",
     "admit_guest",
     "data_dir",
     "describe_action",
@@ -156,7 +158,10 @@ def new_game_path(directory: Path, role: str) -> Path:
     its ``.peer`` is created empty, exclusively, so two games started in one second
     never share a file. The game's own ``.peer`` replaces it once the files are open;
     :func:`drop_reservation` removes it if the game never began."""
-    directory.mkdir(parents=True, exist_ok=True)
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:  # a file of that name (mkdir's own words would puzzle)
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(directory)) from None
     stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{role}"
     for n in range(1, 1000):
         path = directory / (f"{stem}.ginlog" if n == 1 else f"{stem}-{n}.ginlog")
@@ -271,6 +276,14 @@ class QuitCmd:
 
 
 @dataclass(frozen=True, slots=True)
+class StopCmd:
+    """End this run, the game saved, because it cannot go on from here (the computer
+    player of ``play`` keeps failing): exit 1, saying ``why``."""
+
+    why: str
+
+
+@dataclass(frozen=True, slots=True)
 class RulesCmd:
     """The guest's answer to the host's rules."""
 
@@ -304,7 +317,7 @@ def claim_words(timeout: int) -> str:
     return text
 
 
-Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | RulesCmd
+Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | StopCmd | RulesCmd
 
 
 PAUSE_REASON = "left for now; the game can be resumed"
@@ -1461,6 +1474,8 @@ class Session:
                 self._end(128 + cmd.signum if cmd.signum else 0, "quit",
                           f"{why}left the game; resume it with: ginp2p resume "
                           f"{self.game_path or 'FILE'}")  # fmt: skip
+            elif isinstance(cmd, StopCmd):
+                self._end(1, "error", cmd.why)
         except (engine.IllegalAction, engine.HiddenCard, LocalProtocolError, LogError) as exc:
             if isinstance(self.player, BotPlayer):
                 self._bot_errors += 1
@@ -1715,6 +1730,20 @@ class GameSetup:
     #: Whether a silent player is claimed against: not in ``play`` (the computer never
     #: claims, and the person's screen counts down nothing).
     claims: bool = True
+    #: The game's Session once it runs; see :meth:`stop`.
+    session: Any = None
+    stopped: str = ""  # why :meth:`stop` ended the game before its Session ran
+    _task: Any = None  # the task running the game
+
+    def stop(self, why: str) -> None:
+        """End the game from outside, saved, exit 1 (the CLI's watch on the computer
+        player of ``play`` when it keeps failing): through the Session once it runs,
+        before that by cancelling the wait for the other side."""
+        if self.session is not None:
+            self.session.submit(StopCmd(why))
+        elif self._task is not None and not self.stopped:
+            self.stopped = why
+            self._task.cancel()
 
 
 def _lan_address(bind: str) -> str:
@@ -1805,6 +1834,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
     """Set up the endpoint, admit or pair, the files and the protocol; play; return the
     exit code. Before the guest is admitted nothing is written, so an error (port in
     use, host unreachable, wrong code, version mismatch) leaves nothing behind."""
+    setup._task = asyncio.current_task()
     try:
         return await _run_game(setup, identity, resume)
     finally:
@@ -1908,7 +1938,11 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             ad = None
         if logfile is None:
             logfile, secrets = open_game(path, new=True)
-    except (NetError, JoinError, RuntimeError, OSError) as exc:
+    except (NetError, JoinError, RuntimeError, OSError, asyncio.CancelledError) as exc:
+        if isinstance(exc, asyncio.CancelledError):
+            if not setup.stopped:
+                raise
+            exc = JoinError(setup.stopped)
         # folded only now that it matters: a finished match resumed, the other side gone
         over = saved is not None and _finished(saved, side.me)
         if over:  # only the other side could lack an entry, and it cannot be reached
@@ -1953,6 +1987,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             parent_pid=setup.parent_pid, on_hello=_pin_name, claims=setup.claims,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
+        setup.session = session
         if table is not None:
             session.ping_every = 5.0
         result = await (table.play(session) if table is not None else session.run())
@@ -2058,8 +2093,10 @@ def list_games(directory: Path) -> list[GameInfo]:
             result = f"unreadable: {exc.strerror or exc}"
         except Exception as exc:  # one bad file must not hide the others
             result = f"unreadable ({type(exc).__name__})"
-        date = side.created if side is not None and side.created else time.strftime(
-            "%Y-%m-%dT%H:%M:%S", time.localtime(path.stat().st_mtime))  # fmt: skip
+        date = side.created if side is not None and side.created else "?"
+        if date == "?":
+            with contextlib.suppress(OSError):  # a dangling link has no time
+                date = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(path.stat().st_mtime))
         role = side.role if side is not None else "?"
         out.append(GameInfo(path, date, role, opponent, preset, result))
     return out

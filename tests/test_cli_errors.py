@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -203,6 +204,73 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
     with pytest.raises(SystemExit) as exc:
         main(["games", "--log-dir", str(FALSE_GIN)])
     assert exc.value.code == 2
+
+
+def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A read-only GINP2P_HOME (tests run as root, so the refusal is made by hand)."""
+    from ginp2p import log
+
+    real_open = os.open
+
+    def read_only(path: Any, flags: int, *rest: Any) -> int:
+        if flags & os.O_CREAT:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, flags, *rest)
+
+    monkeypatch.setattr(log.os, "open", read_only)
+    assert main(["keys"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("ginp2p keys: error: cannot create your key in ")
+    assert "Permission denied" in err and "Traceback" not in err
+    assert list((tmp_path / "home").iterdir()) == [], "no half-made key file"
+
+
+def test_a_games_folder_that_is_a_file_or_holds_a_dangling_link(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    a_file = tmp_path / "not-a-folder"
+    a_file.write_text("notes\n")
+    assert main(["play", "--log-dir", str(a_file)]) == 1  # no terminal: it would watch
+    assert capsys.readouterr().err.strip() == f"ginp2p play: error: {a_file}: not a folder"
+    assert a_file.read_text() == "notes\n"
+    games = tmp_path / "games"
+    games.mkdir()
+    shutil.copy(FALSE_GIN, games / "b.ginlog")
+    (games / "gone.ginlog").symlink_to(tmp_path / "nowhere" / "x.ginlog")
+    assert main(["games", "--log-dir", str(games)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"unreadable: No such file or directory\s+\S*gone\.ginlog", out)
+    assert re.search(r"\[audit: cheated\]\s+\S*b\.ginlog", out)
+
+
+@pytest.mark.parametrize("json_out", [False, True])
+def test_audit_gives_its_verdict_even_when_the_reader_stops_early(
+        json_out: bool, tmp_path: Path) -> None:  # fmt: skip
+    """`ginp2p audit FILE | head -1` under pipefail: a cheat must not read as clean."""
+    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "home"))
+    args = [sys.executable, "-m", "ginp2p", "audit", *(["--json"] if json_out else []),
+            str(FALSE_GIN)]  # fmt: skip
+    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # the reader is gone before the first line
+    err = child.stderr.read()
+    assert child.wait(60) == 1, err
+    assert b"Traceback" not in err and b"Broken pipe" not in err
+
+
+@pytest.mark.parametrize(("name", "why"), [
+    ("é" * 40, "80 bytes of text, at most 64 allowed"),
+    ("a\x1b[2Jb", "control characters are not allowed"),
+    ("caf\udce9", "text is not valid UTF-8"),  # a Latin-1 byte on a UTF-8 command line
+])  # fmt: skip
+def test_a_name_the_other_side_would_refuse_is_refused_before_the_game(
+        name: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(["play", "--name", name, "--log-dir", str(tmp_path / "games")])
+    assert exc.value.code == 2
+    assert f"argument --name: {why}" in capsys.readouterr().err
+    assert not (tmp_path / "games").exists(), "no game was begun"
 
 
 def test_two_games_started_in_one_second_never_share_a_file(

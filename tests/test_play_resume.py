@@ -83,6 +83,9 @@ def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
     try:
         peer.wait_for(r"your cards")  # the first hand is dealt: the computer has a game file
         (computer,) = _children(peer.proc.pid)
+        # the pairing code reached it outside its command line, which `ps` shows to all
+        argv = Path(f"/proc/{computer}/cmdline").read_bytes()
+        assert b"--pair-code" not in argv and b"--join" in argv
         os.kill(computer, signal.SIGKILL)
         peer.wait_for(r"the computer player was killed \(SIGKILL\); starting it again"
                       r"[\s\S]*connected to Computer")  # fmt: skip
@@ -96,6 +99,37 @@ def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
     (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
     assert_same_and_clean(ours, theirs)
+
+
+def test_a_computer_player_that_keeps_failing_stops_the_game_with_a_way_back(
+        tmp_path: Path) -> None:  # fmt: skip
+    """Its third failure ends `play` (exit 1) instead of a wait for ever; the game is
+    saved if it began, and nothing is left if it never did."""
+    (tmp_path / "computer").write_text("")  # its home is a file: it fails at once
+    never = _ginp2p(tmp_path, "play", *SHORT)
+    assert never.returncode == 1, never.stdout + never.stderr
+    assert "the computer player failed (1); starting it again" in never.stdout
+    assert "the computer player failed (1) again, the third time; what it said is in" in (
+        never.stdout)
+    assert list((tmp_path / "games").glob("*.ginlog")) == [], "nothing was played"
+
+    (tmp_path / "computer").unlink()
+    peer = Peer(tmp_path, ["play", "--plain", "--name", "Pat", *SHORT, "--linger", "1"],
+                name="person", stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        peer.wait_for(r"your cards")
+        for n in range(3):
+            (computer,) = _children(peer.proc.pid)
+            os.kill(computer, signal.SIGKILL)
+            if n < 2:
+                peer.wait_for(r"(?:starting it again[\s\S]*?connected to Computer[\s\S]*?)"
+                              f"{{{n + 1}}}")  # fmt: skip
+        assert peer.wait() == 1, peer.output
+    finally:
+        peer.kill()
+    assert "the computer player was killed (SIGKILL) again, the third time" in peer.output
+    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
+    assert f"the game is saved; continue it with: ginp2p resume {ours}" in peer.output
 
 
 def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> None:
