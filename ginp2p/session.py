@@ -1037,6 +1037,8 @@ class Session:
         if self.expect_rules is not None and rules != self.expect_rules:
             self._rules_declined = True
             return False
+        if rules == self._rules_answered:  # the player said yes to these, when asked
+            return True
         offer = RulesOffered(rules, self.proto.table.claim_timeout)
         person = not isinstance(self.player, BotPlayer)
         if self.rules_ok and not (person and offer.claim_timeout < SHORT_CLAIM_TIMEOUT):
@@ -1049,6 +1051,7 @@ class Session:
 
     _rules_declined = False
     _rules_told = False
+    _rules_answered: RuleSet | None = None
 
     async def _decide_rules(self, accept: bool) -> None:
         p = self.proto
@@ -1061,6 +1064,7 @@ class Session:
                                   "was played")  # fmt: skip
             return
         self.rules_ok = True
+        self._rules_answered = rules
         self._rules_told = True  # the question showed them
         p.refused = None
         await self._carry(p.start(self.now()))

@@ -123,18 +123,30 @@ def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         g.kill()
 
 
+@pytest.mark.parametrize("answer", ["no", "yes"])
 def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
-        tmp_path: Path) -> None:  # fmt: skip
+        answer: str, tmp_path: Path) -> None:  # fmt: skip
     """A host may set a claim timeout of a second: the person would forfeit while
-    thinking. `--yes` accepts the rules unasked, but not that: the guest is asked."""
+    thinking. `--yes` accepts the rules unasked, but not that: the guest is asked, and
+    its answer stands."""
     h = host(tmp_path / "h", "--claim-timeout", "5")
     g = _human_guest(tmp_path / "g", h.join_string(), "", "--yes")
     try:
         shown = _read_until(g, "play by these rules?")
         assert "unanswered for 5 s may be claimed against" in shown
         assert "very short: a person needs at least 30 s" in shown
-        rest = g.communicate("no\n", timeout=60)[0]
-        assert g.returncode != 0 and "declined" in rest
+        assert g.stdin is not None
+        g.stdin.write(f"{answer}\n")
+        g.stdin.flush()
+        if answer == "yes":
+            _read_until(g, "your cards:")  # the game began
+            g.stdin.write("quit\n")
+            g.stdin.flush()
+        rest = g.communicate(timeout=60)[0]
+        if answer == "no":
+            assert g.returncode != 0 and "declined" in rest
+        else:
+            assert g.returncode == 0 and "left the game; resume it with" in rest
     finally:
         if g.poll() is None:
             g.kill()
