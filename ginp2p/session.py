@@ -1121,6 +1121,16 @@ class Session:
             return None
         return p.owing_for(self.now())
 
+    def away_words(self, terse: bool = False) -> str:
+        """What leaving a live game risks: a quit is no pause for the claim clock."""
+        if not self.claims or self.proto.log.game is None or self.proto.finished:
+            return ""
+        name, t = self.opponent_name, self.proto.table.claim_timeout
+        if terse:
+            return f"; {name} may claim if your move waits {t} s"
+        return f"; while you are away, {name} may claim the match once a move of yours has " \
+               f"waited {t} s"
+
     def may_claim(self) -> bool:
         """The opponent owes an entry past the claim timeout (and the game exists)."""
         p = self.proto
@@ -1477,7 +1487,7 @@ class Session:
                 why = f"{signal.Signals(cmd.signum).name}: " if cmd.signum else ""
                 self._end(128 + cmd.signum if cmd.signum else 0, "quit",
                           f"{why}left the game; resume it with: ginp2p resume "
-                          f"{self.game_path or 'FILE'}")  # fmt: skip
+                          f"{self.game_path or 'FILE'}{self.away_words()}")  # fmt: skip
             elif isinstance(cmd, StopCmd):
                 self._end(1, "error", cmd.why)
         except (engine.IllegalAction, engine.HiddenCard, LocalProtocolError, LogError) as exc:

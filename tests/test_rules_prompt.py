@@ -83,6 +83,8 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
                 rest = g.stdout.read()
             assert g.returncode == (128 + getattr(signal, leave) if leave != "quit" else 0), rest
             assert "left the game; resume it with: ginp2p resume" in rest
+            # a quit is no pause: the claim clock runs on
+            assert "while you are away, " in rest and "a move of yours has waited 120 s" in rest
             h.wait_for("Gus left \\(left for now; the game can be resumed\\)")
     finally:
         if g.poll() is None:

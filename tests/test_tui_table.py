@@ -279,6 +279,7 @@ class FakeProto:
         self.opponent = 1 - me
         self.table = FakeTable(s)
         self.name = ""
+        self.finished = False
 
     @property
     def my_turn(self) -> bool:
@@ -308,6 +309,7 @@ class FakeSession:
     player: Any = None
     claim: bool = False
     rules_pending: Any = None
+    away: str = ""  # what leaving risks (Session.away_words)
 
     def __post_init__(self) -> None:
         self.proto = FakeProto(self, self.me)
@@ -318,6 +320,9 @@ class FakeSession:
 
     def may_claim(self) -> bool:
         return self.claim
+
+    def away_words(self, terse: bool = False) -> str:
+        return self.away
 
     def my_wait(self) -> float | None:
         return None
@@ -546,6 +551,13 @@ def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
         assert player.confirm is not None and "leave the game?" in player.confirm[0]
         await send("n")
         assert player.confirm is None and s.submitted == []
+        s.away = "; Ann may claim if your move waits 120 s"  # a quit is no pause
+        await send("\x03")
+        assert player.confirm is not None
+        assert player.confirm[0] == "leave? saved for `ginp2p resume`; Ann may claim if " \
+            "your move waits 120 s"
+        assert len(player.confirm[0] + " (y/n) ") <= 80
+        await send("n")
         await send("\x03y")
         assert s.submitted == [QuitCmd()]
 
@@ -571,6 +583,27 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
         s.claim = True
         await send("c")
         assert s.submitted == [ClaimCmd()]
+
+    run_table(pipe, s, script)
+
+
+def test_a_claim_beaten_after_it_ended_the_match_gives_the_table_back(pipe: Any) -> None:
+    """Our claim ends the match on our screen, then the other player's move that crossed
+    it arrives and beats it: the table must not stay on "you win"."""
+    h = drawn_hand()
+    s = FakeSession(h, me=1, claim=True)
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        s.proto.finished = True
+        player.event(s, MatchOver(1, "claim", (0, 0)))
+        player.next_command(s)  # type: ignore[arg-type]
+        assert player.final is not None and "making sure the other side" in screen(player)
+        s.proto.finished = False  # the refold: the move that crossed the claim beat it
+        s.state = engine.apply(s.state, engine.Discard(c("KS")))
+        player.event(s, Moved(0, engine.Discard(c("KS")), None))
+        player.next_command(s)  # type: ignore[arg-type]
+        assert player.final is None and "making sure the other side" not in screen(player)
+        assert "your turn" in screen(player)
 
     run_table(pipe, s, script)
 

@@ -194,6 +194,8 @@ class TablePlayer:
     def next_command(self, session: Session) -> Command | None:
         """Called after every change: ring on a new turn, refresh. Moves come from keys."""
         self.session = session
+        if self.final is not None and self.result is None and not session.proto.finished:
+            self.final = None  # the claim that ended the match was beaten: play goes on
         mine = session.proto.my_turn
         if mine and not self._my_turn and self.bell and self.app is not None and self.running:
             self.app.output.bell()
@@ -827,7 +829,10 @@ class TablePlayer:
             self.leaving = True
             self._submit(QuitCmd())
 
-        self.confirm = ("leave the game? it is saved, and `ginp2p resume` continues it", leave)
+        away = self.session.away_words(terse=True) if self.session is not None else ""
+        text = f"leave? saved for `ginp2p resume`{away}" if away else \
+            "leave the game? it is saved, and `ginp2p resume` continues it"
+        self.confirm = (text, leave)
 
     def leave_when_over(self) -> None:
         if self.result is not None:
