@@ -52,4 +52,6 @@ def for_screen(text: str) -> str:
     may show it: every character that is not printable becomes \ufffd. That covers
     terminal escapes, the bidirectional controls (a name could display as another) and
     the line separators; the joiner of emoji sequences is kept."""
+    if text.isprintable():  # nearly always, and checked in C: a refold re-reads every chat
+        return text
     return "".join(c if c.isprintable() or c == "\u200d" else "\ufffd" for c in text)
