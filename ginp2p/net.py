@@ -69,6 +69,9 @@ MAX_MESSAGE = 1 << 20
 MAX_HEADER = 256
 MAX_PAIR = 16 * 1024
 MAX_REASON = 200
+#: Received frames not yet taken by the game. Past this, reading pauses, so a flood
+#: waits in ZeroMQ's bounded queues and then in its sender's TCP window, not in memory.
+MAX_BACKLOG = 256
 _UINT32 = 2**32 - 1
 ZAP_DOMAIN = "ginp2p"
 HEARTBEAT_IVL_MS = 1000
@@ -297,6 +300,8 @@ class _Endpoint:
     async def _recv_loop(self) -> None:
         assert self.sock is not None
         while True:
+            while self.events.qsize() >= MAX_BACKLOG:
+                await asyncio.sleep(0.005)
             try:
                 parts = await self.sock.recv_multipart(copy=False)
             except zmq.ZMQError as exc:  # closed under us, or an interrupted call
@@ -309,6 +314,9 @@ class _Endpoint:
             except Exception:  # bytes from the network never crash the loop
                 log.exception("dropped a message")
                 self.dropped += 1
+            # a message already waiting comes as a finished future, and awaiting that
+            # does not yield: without this a flood would starve the game and the keys
+            await asyncio.sleep(0)
 
     async def _monitor_loop(self) -> None:
         assert self._monitor is not None

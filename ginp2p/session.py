@@ -56,6 +56,7 @@ from .log import (
 )
 from .match import MatchEnd
 from .net import (
+    MAX_BACKLOG,
     NET_VERSION,
     BadFrame,
     ByeFrame,
@@ -1244,13 +1245,21 @@ class Session:
         return self.result
 
     async def _pump(self) -> None:
+        """Network events into the game's queue, at most MAX_BACKLOG at a time: a flood
+        waits in the network (see net.MAX_BACKLOG), and a key pressed meanwhile comes
+        after a bounded wait."""
         while True:
+            while self._net_queued >= MAX_BACKLOG:
+                await asyncio.sleep(0.005)
             self.queue.put_nowait(await self.endpoint.recv())
+            self._net_queued += 1
 
     async def _ticker(self) -> None:
         while True:
             await asyncio.sleep(self.tick_s)
             self.queue.put_nowait(_Tick())
+
+    _net_queued = 0  # network events in ``queue``
 
     async def _process(self, item: Any) -> None:
         if isinstance(item, _Tick):
@@ -1258,6 +1267,7 @@ class Session:
         elif isinstance(item, _Poke):
             pass
         elif isinstance(item, (Received, LinkUp, LinkDown, Rejected, BadFrame)):
+            self._net_queued -= 1
             await self._on_net(item)
         else:
             try:

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from ginp2p.log import load_or_create_identity
 from ginp2p.net import (
+    MAX_BACKLOG,
     NET_VERSION,
     BadFrame,
     ByeFrame,
@@ -116,6 +117,37 @@ def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: i
             assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
         finally:
             for ep in (friend, stranger, host):
+                await ep.close()
+
+    asyncio.run(main())
+
+
+def test_a_flood_waits_in_the_network_not_in_memory(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A paired peer sends frames far faster than the game takes them: at most
+    MAX_BACKLOG wait in the endpoint, and reading goes on as the game takes them."""
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+
+    async def main() -> None:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pinned=[g.curve_public_key])  # fmt: skip
+        port = await host.start()
+        flood = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                              "127.0.0.1", port)  # fmt: skip
+        try:
+            await flood.start()
+            await _next(flood, LinkUp)
+            for n in range(5000):
+                await flood.send(HaveFrame(NET_VERSION, n, 0, False))
+            await asyncio.sleep(1.0)  # nobody takes the host's events meanwhile
+            assert host.events.qsize() <= MAX_BACKLOG
+            got = 0
+            with contextlib.suppress(TimeoutError):
+                while True:
+                    ev = await asyncio.wait_for(host.recv(), 1.0)
+                    got += isinstance(ev, Received)
+            assert got > 2 * MAX_BACKLOG, "reading went on once the game took them"
+        finally:
+            for ep in (flood, host):
                 await ep.close()
 
     asyncio.run(main())
