@@ -206,6 +206,9 @@ class PeerProtocol:
         self._waiting: tuple[int, str] | None = None
         self._since = 0.0
         self._owing_since: float | None = None  # since when this player owes an entry
+        self._frozen_since: float | None = None  # see frozen()
+        self._owing_moves = -1  # the hand's moves when _owing_since was last checked
+        self._waiting_moves = -1  # the same, for _since
         self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
         self._ahead_of: dict[bytes, Entry] = {}  # entries whose predecessor is missing
         self._disputed = False
@@ -371,6 +374,12 @@ class PeerProtocol:
         self._let_through(out)
         return out
 
+    @property
+    def waiting_since(self) -> float:
+        """Since when the other player has owed what it owes now (its last move, if it
+        is still to move): the claim timeout counts from here."""
+        return self._since
+
     def claimable(self, now: float | None = None) -> Owed | None:
         """What the other player has owed for longer than the claim timeout, if anything."""
         now = self._now if now is None else now
@@ -378,6 +387,13 @@ class PeerProtocol:
         if o is None or self._waiting is None or self.log.game is None:
             return None  # (before both hellos there is no game to append a claim to)
         return o if now - self._since >= self.table.claim_timeout else None
+
+    def frozen(self, since: float | None) -> None:
+        """This process was frozen from ``since`` (a laptop's lid, SIGSTOP) and has just
+        come back; None once it has heard the other side again. What it owes from
+        entries read meanwhile is owed from ``since``: they may have come at any time
+        while it was away, and its player was away for all of it."""
+        self._frozen_since = since
 
     def owing_for(self, now: float | None = None) -> float | None:
         """How long this player has owed an entry (the other side may claim after the
@@ -526,10 +542,17 @@ class PeerProtocol:
         self._told, self._reported = events, len(events)
 
     def _watch(self, out: list[Output]) -> None:
-        if self.table.owes(self.me) is None:
+        # Each move answers what was owed: the draw of a turn restarts the clock for
+        # its discard, on both sides (a chat answers nothing).
+        m = self.table.match
+        moves = len(m.hand.moves) if m is not None and m.hand is not None else -1
+        mine = self.table.owes(self.me)
+        if mine is None:
             self._owing_since = None
-        elif self._owing_since is None:
-            self._owing_since = self._now
+        elif self._owing_since is None or moves != self._owing_moves:
+            since = self._frozen_since
+            self._owing_since = self._now if since is None else min(since, self._now)
+        self._owing_moves = moves
         o = self.table.owes(self.opponent)
         now = (o.author, o.what) if o is not None else None
         if now != self._waiting:
@@ -537,6 +560,9 @@ class PeerProtocol:
             self._since = self._now
             if o is not None:
                 out.append(Waiting(o.author, o.what, self._now))
+        elif moves != self._waiting_moves:
+            self._since = self._now  # same words ("a move"), another move owed
+        self._waiting_moves = moves
 
     def _auto(self, out: list[Output]) -> None:
         """Append every owed entry that is not a player's decision, one after another.

@@ -305,6 +305,22 @@ class RulesOffered:
 
 #: Below this claim timeout (seconds) a person may lose a match by thinking: said so.
 SHORT_CLAIM_TIMEOUT = 30
+#: A gap this much longer than a tick between two things done means the process was
+#: frozen (a laptop's lid, SIGSTOP): see ``Session.settling``.
+STALL_S = 1.5
+#: After such a gap, how long the player waits at most to hear the other side: a link
+#: that died meanwhile takes the heartbeat's 3 s to notice, then a reconnection.
+SETTLE_S = 10.0
+
+
+def awake_or_asleep() -> float:
+    """The session's clock: seconds that run on while the machine sleeps (Linux's
+    CLOCK_BOOTTIME; elsewhere the monotonic clock). A player whose laptop slept through
+    a move it owed was away that long, and the claim timeout must count it."""
+    boottime = getattr(time, "CLOCK_BOOTTIME", None)
+    return time.clock_gettime(boottime) if boottime is not None else time.monotonic()
+
+
 #: Refused connections told on the screen in one game; later ones are only counted.
 REFUSALS_SHOWN = 5
 
@@ -598,7 +614,7 @@ class BotPlayer:
         from . import bot
 
         p = session.proto
-        if session.finishing:
+        if session.finishing or session.settling:
             return None
         if p.my_turn:
             view = p.view()
@@ -974,7 +990,7 @@ class Session:
         game_path: Path | None = None,
         on_hello: Callable[[Entry], None] | None = None,
         on_pair: Callable[[PairFrame, bytes], None] | None = None,
-        clock: Callable[[], float] = time.monotonic,
+        clock: Callable[[], float] | None = None,
         tick: float = 0.2,
         expect_rules: RuleSet | None = None,
         accept_rules: bool = True,
@@ -1000,7 +1016,7 @@ class Session:
         self.game_path = game_path
         self.on_hello = on_hello  # the opponent's hello, once it is stored
         self.on_pair = on_pair
-        self.clock = clock
+        self.clock = clock or awake_or_asleep
         self.tick_s = tick
         self.queue: asyncio.Queue[Any] = asyncio.Queue()
         self.result: SessionResult | None = None
@@ -1135,7 +1151,7 @@ class Session:
     def may_claim(self) -> bool:
         """The opponent owes an entry past the claim timeout (and the game exists)."""
         p = self.proto
-        return (p.log.game is not None and self.finishing is None
+        return (p.log.game is not None and self.finishing is None and not self.settling
                 and p.claimable(self.now()) is not None)  # fmt: skip
 
     def status(self) -> str:
@@ -1231,6 +1247,7 @@ class Session:
             await self._after()
             while self.result is None:
                 item = await self.queue.get()
+                await self._notice_stall()
                 await self._process(item)
                 if self.result is None:
                     await self._after()
@@ -1260,6 +1277,29 @@ class Session:
             self.queue.put_nowait(_Tick())
 
     _net_queued = 0  # network events in ``queue``
+    _last_item: float | None = None
+    _woke: float | None = None  # when this process came back from being frozen
+
+    async def _notice_stall(self) -> None:
+        """Items come at least every tick; a longer gap means this process was frozen.
+        What the other side sent meanwhile may still wait unread: ask it for everything
+        (a ``have``) and hold moves and claims until it answers (see ``settling``)."""
+        now = self.now()
+        if self._last_item is not None and now - self._last_item > self.tick_s + STALL_S:
+            self._woke = now
+            self.proto.frozen(self._last_item)
+            if self.link_up:
+                await self._send_have(reply=True)
+        elif self._woke is not None and not self.settling:
+            self._woke = None
+            self.proto.frozen(None)
+        self._last_item = now
+
+    @property
+    def settling(self) -> bool:
+        """Just back from being frozen, the other side not yet heard: a claim or a
+        computer's move now could cross what is already on its way to us."""
+        return self._woke is not None and self.now() - self._woke < SETTLE_S
 
     async def _process(self, item: Any) -> None:
         if isinstance(item, _Tick):
@@ -1455,6 +1495,9 @@ class Session:
                 return
             if not frame.reply and self._have_out is not None:
                 self.latency, self._have_out = self.now() - self._have_out, None
+                if self._woke is not None:  # what was sent before this answer has come
+                    self._woke = None
+                    self.proto.frozen(None)
             self.peer_have = (frame.seq_host, frame.seq_guest)
             for wire in self.proto.missing(self.peer_have):
                 await self._send(EntryFrame(wire))
@@ -1522,11 +1565,20 @@ class Session:
             self.finishing = now
             await self._send_have(reply=True)
         confirmed = self.peer_have == p.have()
-        if confirmed or now - self.finishing > self.linger:
+        forfeit = p.table.forfeited
+        # Our claim stands only once the other side has it: a move of theirs that it
+        # has not reached beats it. So a claimant waits as long as a player may owe.
+        ours = forfeit is not None and forfeit == (p.opponent, "claim")
+        wait = max(self.linger, p.table.claim_timeout) if ours else self.linger
+        if confirmed or now - self.finishing > wait:
             await self._send(ByeFrame("the match is over"))
-            m, forfeit = p.table.match, p.table.forfeited
+            m = p.table.match
             end = m.end if m is not None else forfeit[1] if forfeit is not None else None
             note = "" if confirmed else " (could not confirm the other player has every entry)"
+            if ours and not confirmed:
+                note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
+                        "that it has not reached beats it; `ginp2p resume "
+                        f"{self.game_path or 'FILE'}` delivers it)")  # fmt: skip
             self._end(0, "over", f"the match is over ({end}){note}")
 
 
@@ -1605,6 +1657,15 @@ async def admit_guest(
 
     attempts: dict[bytes, Any] = {}
     told: set[bytes] = set()
+    refusals = 0  # connections refused or unknown keys told: shown up to REFUSALS_SHOWN
+
+    def refused(text: str) -> None:  # strangers retrying must not push the code away
+        nonlocal refusals
+        refusals += 1
+        if refusals <= REFUSALS_SHOWN:
+            more = "; more are counted, not shown" if refusals == REFUSALS_SHOWN else ""
+            say(text + more)
+
     while True:
         ev = await endpoint.recv()
         if isinstance(ev, Received) and isinstance(ev.frame, PairFrame):
@@ -1649,13 +1710,13 @@ async def admit_guest(
         if isinstance(ev, BadFrame) and ev.peer is not None:
             if ev.peer not in told:
                 told.add(ev.peer)
-                say(f"a guest with an unknown key ({fingerprint_curve(ev.peer)}) did not pair: "
-                    "it was told to use the pairing code")  # fmt: skip
+                refused(f"a guest with an unknown key ({fingerprint_curve(ev.peer)}) did not "
+                        "pair: it was told to use the pairing code")  # fmt: skip
                 await endpoint.send(ByeFrame(
                     "this host does not know your key: pair with the host's code "
                     "(--pair-code CODE)"), to=ev.peer)  # fmt: skip
         elif isinstance(ev, Rejected):
-            say(f"refused a connection: {ev.reason}")
+            refused(f"refused a connection: {ev.reason}")
 
 
 def fingerprint_curve(curve: bytes) -> str:

@@ -454,3 +454,43 @@ def test_safety_number_is_stable() -> None:
 
 
 KNOWN_SAFETY_NUMBER = "45488 98455 81653 57962 26055 60268 56934 35433 18293 99416 00393 63143"
+
+
+def test_strangers_at_the_door_do_not_push_the_code_off_the_screen() -> None:
+    """While the host waits to pair, a crowd of unknown keys and failed handshakes is
+    told five times, then only counted; the pairing code stays on the screen, and a
+    pinned guest still gets in."""
+    import asyncio
+    from typing import Any
+
+    from ginp2p.net import NET_VERSION, BadFrame, HaveFrame, Received, Rejected
+    from ginp2p.session import REFUSALS_SHOWN, admit_guest
+
+    friend_curve, friend_key = b"f" * 32, b"F" * 32
+    crowd: list[Any] = []
+    for n in range(40):
+        crowd.append(BadFrame(bytes([n]) * 32, "not paired"))
+        crowd.append(Rejected(None, "a connection failed the CURVE handshake"))
+
+    class Door:
+        def __init__(self) -> None:
+            self.incoming = [*crowd, Received(HaveFrame(NET_VERSION, 0, 0, True), friend_curve)]
+            self.pinned = {friend_curve}
+            self.connected = True
+            self.events: asyncio.Queue[Any] = asyncio.Queue()
+            self.sent: list[Any] = []
+
+        async def recv(self) -> Any:
+            return self.incoming.pop(0)
+
+        async def send(self, frame: Any, to: bytes | None = None) -> None:
+            self.sent.append((frame, to))
+
+    said: list[str] = []
+    door = Door()
+    got = asyncio.run(admit_guest(door, None, None, said.append,  # type: ignore[arg-type]
+                                  {friend_curve: friend_key}))  # fmt: skip
+    assert got == friend_key
+    assert len(said) == REFUSALS_SHOWN
+    assert said[-1].endswith("; more are counted, not shown")
+    assert len(door.sent) == 40, "every unknown key was still told to pair"

@@ -535,6 +535,39 @@ def test_a_claim_made_too_soon_waits_for_the_timeout(dealt: Dealt, mover: str) -
         assert verdict is Verdict.OPEN and (m.end, m.winner) == (MatchEnd.CLAIM, x)
 
 
+def test_each_move_restarts_the_claim_clock_on_both_sides(dealt: Dealt) -> None:
+    """A draw answers what was owed: the claim timeout for the discard counts from the
+    draw, by the claimant's clock and by the mover's own (which holds an early claim)."""
+    link, _ = _first_move(dealt)
+    link.players = (bot_player, bot_player)
+    while True:  # play on (both clocks at 0) until a player is to draw from the stock
+        hs = link.sides[HOST].proto.table.hand_state()
+        assert hs is not None
+        y = hs.to_move
+        cy = link.sides[y].proto
+        if cy.my_turn and engine.DrawStock() in cy.legal_actions():
+            break
+        if cy.my_turn:
+            link.handle(y, cy.act(bot.choose(cy.view(), y)))  # type: ignore[arg-type]
+        while any(link.flight):
+            link.deliver_one()
+    x = 1 - y
+    cx = link.sides[x].proto
+    link.handle(x, cx.tick(0.0))
+    link.handle(y, cy.tick(0.0))
+    link.handle(y, cy.tick(50.0))
+    link.now = 50.0
+    link.handle(y, cy.act(engine.DrawStock()))  # at 50 s: it still owes the discard
+    while any(link.flight):  # the draw, and the key of the card drawn
+        link.deliver_one()
+    assert cx.table.owes(y) is not None and cy.my_turn
+    link.handle(x, cx.tick(100.0))
+    assert cx.claimable() is None, "100 s after the first move owed, 50 s after the draw"
+    assert cy.owing_for(100.0) == 50.0
+    link.handle(x, cx.tick(110.0))
+    assert cx.claimable() is not None and cx.waiting_since == 50.0
+
+
 def test_an_answer_written_before_seeing_a_resign_is_not_blamed(dealt: Dealt) -> None:
     """The mover passes and resigns; the other, not having seen either, claims the move,
     then gets the pass (not the resign) and answers it. Its claim and answer sort after

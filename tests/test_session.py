@@ -13,6 +13,7 @@ import signal
 import socket
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -182,6 +183,33 @@ def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None
     assert report.end == "claim" and report.winner == 0, report.text()
     assert report.verdict.value == "incomplete", report.text()  # the audit's verdict
     assert "the claim stands" in report.text()
+
+
+def test_a_claimant_waits_for_its_claim_to_reach_a_player_who_wakes(tmp_path: Path) -> None:
+    """The guest freezes (a laptop lid) past the timeout and the host claims. The host
+    waits as long as a player may owe (not just its linger): the guest wakes within
+    that, and both sides end on the same result. Either the claim stands (the guest
+    reads it before it may move), or a move the guest wrote just before it froze beats
+    it and the match goes on. Before, the claimant left after its linger, the woken
+    guest played on, and the two files named different winners."""
+    h = host(tmp_path / "h", "--claim-timeout", "6", "--linger", "1")
+    g = guest(tmp_path / "g", h.join_string(), "-v", "--linger", "1")
+    g.wait_for(r"drew")
+    g.kill(signal.SIGSTOP)
+    try:
+        h.wait_for("stopped answering and forfeits the match")
+        time.sleep(2.5)  # past the host's linger, within the claim timeout
+    finally:
+        g.kill(signal.SIGCONT)
+    assert h.wait() == 0 and g.wait() == 0, h.output + g.output
+    assert "has not reached" not in h.output and "could not confirm" not in h.output
+    reports = [audit(side.game_file()) for side in (h, g)]
+    assert {(r.end, r.winner) for r in reports} == {(reports[0].end, reports[0].winner)}
+    if reports[0].end == "claim":
+        assert "forfeits the match (claim)" in g.output, g.output
+    else:
+        assert "the match goes on" in h.output, h.output
+    assert entries(h.game_file()) == entries(g.game_file())
 
 
 # ------------------------------------------------------------------------ a faulty network

@@ -282,6 +282,10 @@ class FakeProto:
         self.finished = False
 
     @property
+    def waiting_since(self) -> float:
+        return self.s.waiting.since if self.s.waiting is not None else 0.0
+
+    @property
     def my_turn(self) -> bool:
         return not self.s.state.over and self.s.state.to_move == self.me
 

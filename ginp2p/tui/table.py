@@ -102,7 +102,7 @@ def situation(session: Session) -> Situation:
     names = seat_names(session)
     owed = p.table.owes(p.opponent)
     waiting = session.waiting
-    waited = session.now() - waiting.since if waiting is not None and owed is not None else 0.0
+    waited = session.now() - p.waiting_since if waiting is not None and owed is not None else 0.0
     if session.link_up:
         link = "connected"
     else:
