@@ -24,6 +24,7 @@ import contextlib
 import errno
 import ipaddress
 import logging
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -72,6 +73,11 @@ MAX_REASON = 200
 #: Received frames not yet taken by the game. Past this, reading pauses, so a flood
 #: waits in ZeroMQ's bounded queues and then in its sender's TCP window, not in memory.
 MAX_BACKLOG = 256
+#: How far this process's memory may grow past its size at the host's start before
+#: every connection is dropped. ZeroMQ bounds each part of a message, not a message of
+#: endless parts: a stranger admitted while the host pairs could grow it to gigabytes
+#: in seconds, and closing the connection is what frees it.
+MAX_GROWTH = 256 << 20
 _UINT32 = 2**32 - 1
 ZAP_DOMAIN = "ginp2p"
 HEARTBEAT_IVL_MS = 1000
@@ -388,6 +394,15 @@ class _Endpoint:
         pass
 
 
+def _rss() -> int | None:
+    """This process's resident memory in bytes (Linux; None where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 class _Admission:
     """The ZAP handler's credentials provider: pinned keys, or anyone while pairing."""
 
@@ -434,6 +449,7 @@ class HostEndpoint(_Endpoint):
         self._fds: dict[bytes, int] = {}  # CURVE key -> socket fd of its connection
         self._up: set[bytes] = set()
         self._auth: Any = None
+        self._watchdog: asyncio.Task[None] | None = None
 
     def admits(self, key: bytes) -> bool:
         """ZAP's question: may this key connect now?"""
@@ -463,7 +479,20 @@ class HostEndpoint(_Endpoint):
         except NetError:
             await self.close()
             raise
+        if (base := _rss()) is not None:
+            self._watchdog = asyncio.ensure_future(self._watch_memory(base))
         return self.port
+
+    async def _watch_memory(self, base: int) -> None:
+        while True:
+            await asyncio.sleep(0.25)
+            now = _rss()
+            if now is not None and now - base > MAX_GROWTH:
+                await self.drop_connections()
+                self.events.put_nowait(Rejected(None, (
+                    f"every connection was dropped: memory grew by {(now - base) >> 20} MB "
+                    "(a flood of unfinished messages?); a paired player reconnects by "
+                    "itself")))  # fmt: skip
 
     async def drop_connections(self) -> None:
         """Close every connection (a new socket on the same port): a guest whose pairing
@@ -561,6 +590,9 @@ class HostEndpoint(_Endpoint):
         return await self._send_parts([route, *encode_frame(frame)])
 
     def _close_extra(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
         if self._auth is not None:
             self._auth.stop()
             self._auth = None

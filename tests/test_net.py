@@ -153,6 +153,47 @@ def test_a_flood_waits_in_the_network_not_in_memory(tmp_path) -> None:  # type: 
     asyncio.run(main())
 
 
+def test_memory_that_balloons_drops_every_connection(
+        tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    """A message of endless parts grows ZeroMQ's buffers, not ours: when the process
+    outgrows its start by MAX_GROWTH the host drops every connection (which frees them)
+    and says so; the paired guest comes back by itself."""
+    from ginp2p import net
+
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+    size = [100 << 20]
+    monkeypatch.setattr(net, "_rss", lambda: size[0])
+
+    async def main() -> None:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pinned=[g.curve_public_key])  # fmt: skip
+        port = await host.start()
+        friend = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                               "127.0.0.1", port)  # fmt: skip
+        try:
+            await friend.start()
+            await _next(friend, LinkUp)
+            size[0] += net.MAX_GROWTH  # not yet past the limit
+            await asyncio.sleep(0.6)
+            assert host.events.empty()
+            size[0] += 1 << 20
+            dropped = await _next(host, Rejected, timeout=5)
+            assert "every connection was dropped: memory grew by 257 MB" in \
+                dropped.reason  # type: ignore[attr-defined]  # fmt: skip
+            size[0] = 100 << 20  # freed with the connections
+            for _ in range(200):  # the friend is back (a send into the dying link may go)
+                await friend.send(HaveFrame(NET_VERSION, 1, 1, False))
+                with contextlib.suppress(TimeoutError):
+                    got = await _next(host, Received, timeout=0.1)
+                    break
+            assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
+        finally:
+            for ep in (friend, host):
+                await ep.close()
+
+    asyncio.run(main())
+
+
 def test_a_port_in_use_is_port_in_use(tmp_path) -> None:  # type: ignore[no-untyped-def]
     h = load_or_create_identity(tmp_path)
 
