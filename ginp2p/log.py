@@ -593,6 +593,14 @@ class Added:
 
 MAX_HELD = 1024
 
+#: Why an entry of the other player's, of a game other than this log's, is dropped: it
+#: runs another game with us (a new one, or an older one resumed).
+ANOTHER_GAME_HELLO = "a hello of another game"
+ANOTHER_GAME_ENTRY = "an entry of another game"
+ANOTHER_GAME_ANSWER = "a guest hello answering another host hello"
+#: Any of them.
+ANOTHER_GAME = frozenset({ANOTHER_GAME_HELLO, ANOTHER_GAME_ENTRY, ANOTHER_GAME_ANSWER})
+
 
 class Log:
     """The set of verified entries of one game, in memory; pure (no I/O).
@@ -710,9 +718,9 @@ class Log:
             return Added(Outcome.DROPPED, e, problem)
         host, guest = self._hello
         if self._hello[a] is not None:
-            return Added(Outcome.DROPPED, e, "a hello of another game")
+            return Added(Outcome.DROPPED, e, ANOTHER_GAME_HELLO)
         if a == GUEST and host is not None and e.ack_id != host.id:
-            return Added(Outcome.DROPPED, e, "a guest hello answering another host hello")
+            return Added(Outcome.DROPPED, e, ANOTHER_GAME_ANSWER)
         if a == HOST and guest is not None and guest.ack_id != e.id:
             return Added(Outcome.DROPPED, e, "not the host hello the guest answered")
         self._hello[a] = e
@@ -728,7 +736,7 @@ class Log:
             self._held[e.id] = e
             return Added(Outcome.HELD, e, "waiting for the hellos")
         if e.game != self._game:
-            return Added(Outcome.DROPPED, e, "an entry of another game")
+            return Added(Outcome.DROPPED, e, ANOTHER_GAME_ENTRY)
         if not signed_here and not e.verify(key):
             return Added(Outcome.DROPPED, e, "bad signature")
         problem = structure_problem(e.fields)

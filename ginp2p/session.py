@@ -42,6 +42,7 @@ from .discovery import key_from_text, key_to_text
 from .engine import Action, HandEnd, HandState
 from .events import LocalProtocolError
 from .log import (
+    ANOTHER_GAME,
     GUEST,
     HOST,
     Entry,
@@ -1277,6 +1278,7 @@ class Session:
             self.queue.put_nowait(_Tick())
 
     _net_queued = 0  # network events in ``queue``
+    _told_other = False  # that the other side plays another game
     _last_item: float | None = None
     _woke: float | None = None  # when this process came back from being frozen
 
@@ -1371,6 +1373,11 @@ class Session:
                 self.player.event(self, o)
             elif isinstance(o, Dropped):
                 self.stats.dropped_entries += 1
+                if o.reason in ANOTHER_GAME and not self._told_other:
+                    self._told_other = True
+                    self.say(f"{self.opponent_name}'s ginp2p is playing another game with you "
+                             "(a new one, or an older one resumed): both sides must open the "
+                             "same game; `ginp2p games` lists yours")  # fmt: skip
             elif isinstance(o, Refused):
                 if self.rules_pending is None:  # else not refused yet: the player is asked
                     self.say(f"refused: {o.reason}")

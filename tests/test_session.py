@@ -212,6 +212,30 @@ def test_a_claimant_waits_for_its_claim_to_reach_a_player_who_wakes(tmp_path: Pa
     assert entries(h.game_file()) == entries(g.game_file())
 
 
+def test_a_game_resumed_against_a_new_one_is_told_on_both_sides(tmp_path: Path) -> None:
+    """Both peers die; the host begins a new game while the guest resumes the old one.
+    Each drops the other's entries (another game): both are told, once, instead of
+    waiting for each other in silence."""
+    h = host(tmp_path / "h", "--set", "game_target=500")
+    g = guest(tmp_path / "g", h.join_string(), "-v")
+    g.wait_for(r"drew")  # both hellos are stored: the game exists
+    h.kill()
+    g.kill()
+    old = g.game_file()
+    h2 = host(tmp_path / "h", name="new host")
+    port = h2.join_string().split("/")[0].rsplit(":", 1)[1]
+    g2 = Peer(tmp_path / "g", ["bot", "--resume", str(old), "--join", f"127.0.0.1:{port}"],
+              name="resumed guest")  # fmt: skip
+    try:
+        told = "Hosta's ginp2p is playing another game with you"
+        g2.wait_for(told)
+        h2.wait_for("Guesto's ginp2p is playing another game with you")
+        assert g2.output.count(told) == 1
+    finally:
+        g2.kill()
+        h2.kill()
+
+
 # ------------------------------------------------------------------------ a faulty network
 
 
