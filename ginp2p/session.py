@@ -1626,14 +1626,15 @@ async def _ask_code() -> str | None:
 
 
 async def ask_line(question: str) -> str | None:
-    """One line from the person at this terminal (None at end of input)."""
+    """One line from the person at this terminal (None at end of input; Ctrl-C is
+    KeyboardInterrupt, as anywhere else before the game)."""
     if sys.stdin is not None and sys.stdin.isatty():
         from prompt_toolkit import PromptSession
 
         try:
             ps: PromptSession[str] = PromptSession()
             return await ps.prompt_async(question)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return None
     print(question, end="", flush=True)
     line = await asyncio.to_thread(sys.stdin.readline) if sys.stdin is not None else ""

@@ -111,6 +111,18 @@ def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
     finally:
         child.close()
         h.kill()
+    # Ctrl-C at the question is an interruption, not a missing code
+    env["GINP2P_HOME"] = str(tmp_path / "g2")
+    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "join", h.join_string(), "--plain"],
+                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    try:
+        child.expect("its pairing code\\?")
+        child.sendintr()
+        child.expect("interrupted; nothing was saved")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 130 and "give its pairing code" not in (child.before or "")
 
 
 def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
