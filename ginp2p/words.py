@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 
 from .engine import HandEnd, HandResult
 
-__all__ = ["END_WORDS", "count", "ending", "for_screen", "result_words"]
+__all__ = ["END_WORDS", "count", "ending", "for_screen", "no_score", "result_words"]
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -21,6 +21,14 @@ END_WORDS = {
 }
 
 _KNOCKS = (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT)
+
+
+def no_score(r: HandResult) -> str:
+    """``; no score`` after the ending of a hand that scored nothing, unless its ending
+    said so already (a void hand)."""
+    if r.scored or "(no score)" in END_WORDS.get(r.end, ""):
+        return ""
+    return "; no score"
 
 
 def count(n: int, what: str) -> str:
@@ -42,7 +50,7 @@ def result_words(r: HandResult, names: Sequence[str]) -> str:
     """A finished hand in a sentence: who ended it and who scored what."""
     line = ending(r, names.__getitem__)
     if not r.scored:
-        return line + "; no score"
+        return line + no_score(r)
     gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
     return f"{line}; {', '.join(gains)}"
 

@@ -166,6 +166,13 @@ def test_the_log_says_what_happened_in_words() -> None:
     assert log_line(Moved(0, DrawStock(), c("7H")), 0, NAMES) == "you drew 7♥ from the stock"
     assert log_line(Moved(1, engine.DrawDiscard(), c("5H")), 0, NAMES) == \
         "Bot took 5♥ from the pile"  # fmt: skip
+    # a hand that scored nothing says so once, whether or not its ending did
+    void = engine.HandResult(engine.HandEnd.STOCK_VOID, None, (0, 0), (0, 0))
+    tie = engine.HandResult(engine.HandEnd.KNOCK, 1, (0, 0), (0, 0))
+    assert log_line(HandScored(1, void, (0, 0)), 0, NAMES) == \
+        "hand 1: the stock ran out (no score) · Ann 0, Bot 0"  # fmt: skip
+    assert log_line(HandScored(2, tie, (0, 0)), 0, NAMES) == \
+        "hand 2: Bot knocked; no score · Ann 0, Bot 0"  # fmt: skip
 
 
 def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:

@@ -21,7 +21,7 @@ from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..session import describe_action
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
-from ..words import ending
+from ..words import ending, no_score
 
 __all__ = [
     "Draft",
@@ -374,7 +374,7 @@ def hand_line(number: int, r: HandResult, me: int | None, names: tuple[str, str]
         if r.points[1 - gainer]:
             line += f", {who(1 - gainer)} {r.points[1 - gainer]}"
     else:
-        line += "; no score"
+        line += no_score(r)
     return line
 
 
