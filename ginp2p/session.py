@@ -1517,6 +1517,9 @@ class Session:
                     and frame.reason != PAUSE_REASON):  # fmt: skip
                 self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
                                       f"{frame.reason or 'no reason given'}")  # fmt: skip
+            elif self.proto.have()[self.proto.opponent] == 0:  # it paused before its hello
+                self.say(f"{self.opponent_name} left before the game began; this game waits "
+                         "for them to join again")  # fmt: skip
             elif self.finishing is None:
                 self.say(f"{self.opponent_name} left ({frame.reason or 'no reason given'}); "
                          "the game is saved on both sides")  # fmt: skip

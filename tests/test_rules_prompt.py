@@ -102,6 +102,9 @@ def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> Non
         assert "left before the game began" in rest and "is not kept" in rest
         assert "resume" not in rest
         assert not list((tmp_path / "g").glob("games/*")), "no files left behind"
+        # the host is not told that a game is saved on both sides: it waits for a guest
+        h.wait_for("left before the game began; this game waits for them to join again")
+        assert "saved on both sides" not in h.output
     finally:
         if g.poll() is None:
             g.kill()
