@@ -35,9 +35,9 @@ PRESET_NAMES: tuple[str, ...] = ()
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     import random
 
-    from .engine import HandEnd
     from .match import MatchState
     from .selfplay import make_player, play_match
+    from .words import ending
 
     rules = _rules(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
@@ -45,22 +45,15 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     print(f"ginp2p {__version__}: {names[0]} vs {names[1]}, preset {rules.name}, seed {seed}")
     print("(two computer players in one process; network play: `ginp2p host` / `ginp2p join`)\n")
 
+    say = _printer(args)  # card codes (QS) where the console cannot show a suit
+
     def show(m: MatchState) -> None:
         r = m.results[-1]
-        hand = m.hand
-        assert hand is not None
-        who = names[r.knocker] if r.knocker is not None else "nobody"
-        line = f"hand {m.hand_no:>2}: "
-        if r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT):
-            line += f"{who} {'went gin' if r.gin else 'knocked'}"
-            if r.undercut:
-                line += f", undercut by {names[1 - r.knocker]}"  # type: ignore[operator]
-        else:
-            line += r.end.value.replace("_", " ")
+        line = f"hand {m.hand_no:>2}: {ending(r, names.__getitem__)}"
         if r.scored:
             scorers = [p for p in (0, 1) if r.points[p]] or [0 if r.knocker is None else r.knocker]
             line += " - " + ", ".join(f"{names[p]} {r.points[p]:+d}" for p in scorers)
-        print(f"{line:<52} {names[0]} {m.scores[0]:>3}  {names[1]} {m.scores[1]:>3}")
+        say(f"{line:<52} {names[0]} {m.scores[0]:>3}  {names[1]} {m.scores[1]:>3}")
         if args.verbose:
             for p in (0, 1):
                 d = r.declarations[p]
@@ -68,8 +61,8 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
                     melds = "  ".join(" ".join(c.pretty() for c in mm.cards) for mm in d.melds)
                     dead = " ".join(c.pretty() for c in d.deadwood_cards)
                     lays = " ".join(lay.card.pretty() for lay in d.layoffs)
-                    print(f"    {names[p]:<6} melds [{melds}] deadwood [{dead}] = {d.deadwood}"
-                          + (f" laid off [{lays}]" if lays else ""))  # fmt: skip
+                    say(f"    {names[p]:<6} melds [{melds}] deadwood [{dead}] = {d.deadwood}"
+                        + (f" laid off [{lays}]" if lays else ""))  # fmt: skip
 
     players = (make_player("bot"), make_player("bot"))
     m = play_match(rules, players, seed, on_hand=show)

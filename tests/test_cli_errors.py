@@ -91,6 +91,11 @@ def test_a_console_without_suit_symbols_gets_card_codes(encoding: str, tmp_path:
     assert r.returncode == 0 and r.stdout.isascii(), r.stderr
     whys = [x["why"] for h in json.loads(r.stdout)["hands"] for x in h["rejected"]]
     assert any("claimed gin with 2♣ 6♥" in why for why in whys)
+    # the engine-only match too: its melds, not question marks
+    r = _run(tmp_path, "selfplay", "-v", "--seed", "1", "--set", "game_target=30",
+             encoding=encoding)  # fmt: skip
+    out = r.stdout.decode(encoding)
+    assert r.returncode == 0 and "?" not in out and re.search(r"melds \[[2-9TJQKA][SHDC] ", out)
 
 
 def test_ascii_output_has_no_symbol_even_in_the_proof(capsys: pytest.CaptureFixture[str]) -> None:
