@@ -1252,6 +1252,7 @@ class Session:
                 await self._process(item)
                 if self.result is None:
                     await self._after()
+                self._last_item = self.now()
         finally:
             for sig in caught:
                 asyncio.get_running_loop().remove_signal_handler(sig)
@@ -1279,13 +1280,14 @@ class Session:
 
     _net_queued = 0  # network events in ``queue``
     _told_other = False  # that the other side plays another game
-    _last_item: float | None = None
+    _last_item: float | None = None  # when the last item was done
     _woke: float | None = None  # when this process came back from being frozen
 
     async def _notice_stall(self) -> None:
-        """Items come at least every tick; a longer gap means this process was frozen.
-        What the other side sent meanwhile may still wait unread: ask it for everything
-        (a ``have``) and hold moves and claims until it answers (see ``settling``)."""
+        """Items come at least every tick; a longer wait since the last one was done
+        means this process was frozen. What the other side sent meanwhile may still
+        wait unread: ask it for everything (a ``have``) and hold moves and claims until
+        it answers (see ``settling``)."""
         now = self.now()
         if self._last_item is not None and now - self._last_item > self.tick_s + STALL_S:
             self._woke = now
@@ -1295,7 +1297,6 @@ class Session:
         elif self._woke is not None and not self.settling:
             self._woke = None
             self.proto.frozen(None)
-        self._last_item = now
 
     @property
     def settling(self) -> bool:
