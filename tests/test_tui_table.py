@@ -20,7 +20,7 @@ from prompt_toolkit.output import DummyOutput
 from ginp2p import engine
 from ginp2p.cards import parse_card, parse_cards
 from ginp2p.engine import DrawStock, HandState, Phase
-from ginp2p.match import MatchState, record_hand
+from ginp2p.match import MatchEnd, MatchState, record_hand
 from ginp2p.rules import get_preset
 from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
 from ginp2p.table import Chatted, HandScored, MatchOver, Moved
@@ -265,10 +265,11 @@ class FakeTable:
         self.s = s
         self.names = NAMES
         self.claim_timeout = 120
+        self.end: MatchEnd | None = None
 
     @property
     def match(self) -> MatchState:
-        return MatchState(rules=RULES, dealer=1, hand_no=1, hand=self.s.state)
+        return MatchState(rules=RULES, dealer=1, hand_no=1, hand=self.s.state, end=self.end)
 
     @property
     def placed_count(self) -> int:
@@ -286,7 +287,6 @@ class FakeProto:
         self.opponent = 1 - me
         self.table = FakeTable(s)
         self.name = ""
-        self.finished = False
 
     @property
     def waiting_since(self) -> float:
@@ -605,11 +605,11 @@ def test_a_claim_beaten_after_it_ended_the_match_gives_the_table_back(pipe: Any)
     s = FakeSession(h, me=1, claim=True)
 
     async def script(player: TablePlayer, send: Any) -> None:
-        s.proto.finished = True
+        s.proto.table.end = MatchEnd.CLAIM
         player.event(s, MatchOver(1, "claim", (0, 0)))
         player.next_command(s)  # type: ignore[arg-type]
         assert player.final is not None and "making sure the other side" in screen(player)
-        s.proto.finished = False  # the refold: the move that crossed the claim beat it
+        s.proto.table.end = None  # the refold: the move that crossed the claim beat it
         s.state = engine.apply(s.state, engine.Discard(c("KS")))
         player.event(s, Moved(0, engine.Discard(c("KS")), None))
         player.next_command(s)  # type: ignore[arg-type]

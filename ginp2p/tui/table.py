@@ -194,7 +194,8 @@ class TablePlayer:
     def next_command(self, session: Session) -> Command | None:
         """Called after every change: ring on a new turn, refresh. Moves come from keys."""
         self.session = session
-        if self.final is not None and self.result is None and not session.proto.finished:
+        m = session.proto.table.match
+        if self.final is not None and self.result is None and m is not None and not m.over:
             self.final = None  # the claim that ended the match was beaten: play goes on
         mine = session.proto.my_turn
         if mine and not self._my_turn and self.bell and self.app is not None and self.running:
