@@ -326,6 +326,14 @@ def awake_or_asleep() -> float:
 REFUSALS_SHOWN = 5
 
 
+def refusal_line(n: int, text: str) -> str | None:
+    """The ``n``-th refusal's line, or None once REFUSALS_SHOWN were told: a stranger
+    retrying must not flood the screen (nor push the pairing code off it)."""
+    if n > REFUSALS_SHOWN:
+        return None
+    return text + ("; more are counted, not shown" if n == REFUSALS_SHOWN else "")
+
+
 def claim_words(timeout: int) -> str:
     """What the claim timeout means for a player, with a warning when it is short."""
     text = f"a player who leaves a move unanswered for {timeout} s may be claimed against " \
@@ -1450,12 +1458,10 @@ class Session:
         elif isinstance(ev, Rejected):
             self.stats.rejected += 1
             if isinstance(self.endpoint, HostEndpoint):
-                n = self.stats.rejected
-                if n <= REFUSALS_SHOWN:  # a stranger retrying must not flood the screen
-                    who = f" from key {fingerprint_curve(ev.peer)}…" if ev.peer else ""
-                    more = "; more refusals are counted, not shown" if n == REFUSALS_SHOWN \
-                        else ""  # fmt: skip
-                    self.say(f"refused a connection{who}: {ev.reason}{more}")
+                who = f" from key {fingerprint_curve(ev.peer)}…" if ev.peer else ""
+                line = refusal_line(self.stats.rejected, f"refused a connection{who}: {ev.reason}")
+                if line is not None:
+                    self.say(line)
                 return
             first = not self.endpoint.ever_connected
             self._handshake_failures += 1
@@ -1669,14 +1675,13 @@ async def admit_guest(
 
     attempts: dict[bytes, Any] = {}
     told: set[bytes] = set()
-    refusals = 0  # connections refused or unknown keys told: shown up to REFUSALS_SHOWN
+    refusals = 0  # connections refused or unknown keys told
 
-    def refused(text: str) -> None:  # strangers retrying must not push the code away
+    def refused(text: str) -> None:
         nonlocal refusals
         refusals += 1
-        if refusals <= REFUSALS_SHOWN:
-            more = "; more are counted, not shown" if refusals == REFUSALS_SHOWN else ""
-            say(text + more)
+        if (line := refusal_line(refusals, text)) is not None:
+            say(line)
 
     while True:
         ev = await endpoint.recv()

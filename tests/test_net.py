@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import AsyncIterator
 
 import msgpack
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ginp2p.log import load_or_create_identity
+from ginp2p.log import Identity, load_or_create_identity
 from ginp2p.net import (
     MAX_BACKLOG,
     NET_VERSION,
@@ -73,51 +74,70 @@ async def _next(ep: HostEndpoint | GuestEndpoint, kind: type, timeout: float = 2
     return await asyncio.wait_for(find(), timeout)
 
 
+@contextlib.asynccontextmanager
+async def _host_and_friend(
+    h: Identity, g: Identity
+) -> AsyncIterator[tuple[HostEndpoint, GuestEndpoint]]:
+    """A host on loopback that pins ``g``, and ``g`` connected to it; both closed after."""
+    host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                        pinned=[g.curve_public_key])  # fmt: skip
+    friend = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                           "127.0.0.1", await host.start())  # fmt: skip
+    try:
+        await friend.start()
+        await _next(friend, LinkUp)
+        yield host, friend
+    finally:
+        for ep in (friend, host):
+            await ep.close()
+
+
+async def _heard_again(friend: GuestEndpoint, host: HostEndpoint) -> object:
+    """What the host receives from the friend once it is back after the host dropped
+    every connection (a send into the dying connection may be lost: resend)."""
+    for _ in range(200):
+        await friend.send(HaveFrame(NET_VERSION, 1, 1, False))
+        with contextlib.suppress(TimeoutError):
+            return await _next(host, Received, timeout=0.1)
+    raise AssertionError("the friend was not heard again")
+
+
 def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: ignore[no-untyped-def]
     h, g, x = (load_or_create_identity(tmp_path / n) for n in "hgx")
 
+    def new_stranger(port: int) -> GuestEndpoint:
+        return GuestEndpoint(x.curve_public_key, x.curve_secret_key, h.curve_public_key,
+                             "127.0.0.1", port)  # fmt: skip
+
     async def main() -> None:
-        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
-                            pinned=[g.curve_public_key])  # fmt: skip
-        port = await host.start()
-        friend = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
-                               "127.0.0.1", port)  # fmt: skip
-        stranger = GuestEndpoint(x.curve_public_key, x.curve_secret_key, h.curve_public_key,
-                                 "127.0.0.1", port)  # fmt: skip
-        try:
-            await friend.start()
-            await _next(friend, LinkUp)
+        async with _host_and_friend(h, g) as (host, friend):
             await friend.send(HaveFrame(NET_VERSION, 0, 0, True))
             got = await _next(host, Received)
             assert got == Received(HaveFrame(NET_VERSION, 0, 0, True), g.curve_public_key)
-            await stranger.start()
-            refused = await _next(stranger, Rejected)
-            assert refused.auth  # type: ignore[attr-defined]
-            # while pairing, an unknown key connects but only its `pair` frames pass
-            host.pairing = True
-            await stranger.close()
-            stranger = GuestEndpoint(x.curve_public_key, x.curve_secret_key,
-                                     h.curve_public_key, "127.0.0.1", port)  # fmt: skip
-            await stranger.start()
-            await _next(stranger, LinkUp)
-            await stranger.send(EntryFrame(b"sneaky"))
-            bad = await _next(host, BadFrame)
-            assert bad.peer == x.curve_public_key  # type: ignore[attr-defined]
-            await stranger.send(PairFrame(b"hello"))
-            got = await _next(host, Received)
-            assert got == Received(PairFrame(b"hello"), x.curve_public_key)
-            # a failed pairing drops every connection; the pinned friend comes back
-            await host.drop_connections()
-            await _next(friend, LinkUp)  # it reconnected by itself
-            for _ in range(200):  # a send into the dying connection may be lost: resend
-                await friend.send(HaveFrame(NET_VERSION, 1, 1, False))
-                with contextlib.suppress(TimeoutError):
-                    got = await _next(host, Received, timeout=0.1)
-                    break
-            assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
-        finally:
-            for ep in (friend, stranger, host):
-                await ep.close()
+            stranger = new_stranger(host.port)
+            try:
+                await stranger.start()
+                refused = await _next(stranger, Rejected)
+                assert refused.auth  # type: ignore[attr-defined]
+                # while pairing, an unknown key connects but only its `pair` frames pass
+                host.pairing = True
+                await stranger.close()
+                stranger = new_stranger(host.port)
+                await stranger.start()
+                await _next(stranger, LinkUp)
+                await stranger.send(EntryFrame(b"sneaky"))
+                bad = await _next(host, BadFrame)
+                assert bad.peer == x.curve_public_key  # type: ignore[attr-defined]
+                await stranger.send(PairFrame(b"hello"))
+                got = await _next(host, Received)
+                assert got == Received(PairFrame(b"hello"), x.curve_public_key)
+                # a failed pairing drops every connection; the pinned friend comes back
+                await host.drop_connections()
+                await _next(friend, LinkUp)  # it reconnected by itself
+                got = await _heard_again(friend, host)
+                assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
+            finally:
+                await stranger.close()
 
     asyncio.run(main())
 
@@ -128,14 +148,7 @@ def test_a_flood_waits_in_the_network_not_in_memory(tmp_path) -> None:  # type: 
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
 
     async def main() -> None:
-        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
-                            pinned=[g.curve_public_key])  # fmt: skip
-        port = await host.start()
-        flood = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
-                              "127.0.0.1", port)  # fmt: skip
-        try:
-            await flood.start()
-            await _next(flood, LinkUp)
+        async with _host_and_friend(h, g) as (host, flood):
             for n in range(5000):
                 await flood.send(HaveFrame(NET_VERSION, n, 0, False))
             await asyncio.sleep(1.0)  # nobody takes the host's events meanwhile
@@ -146,9 +159,6 @@ def test_a_flood_waits_in_the_network_not_in_memory(tmp_path) -> None:  # type: 
                     ev = await asyncio.wait_for(host.recv(), 1.0)
                     got += isinstance(ev, Received)
             assert got > 2 * MAX_BACKLOG, "reading went on once the game took them"
-        finally:
-            for ep in (flood, host):
-                await ep.close()
 
     asyncio.run(main())
 
@@ -165,14 +175,7 @@ def test_memory_that_balloons_drops_every_connection(
     monkeypatch.setattr(net, "_rss", lambda: size[0])
 
     async def main() -> None:
-        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
-                            pinned=[g.curve_public_key])  # fmt: skip
-        port = await host.start()
-        friend = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
-                               "127.0.0.1", port)  # fmt: skip
-        try:
-            await friend.start()
-            await _next(friend, LinkUp)
+        async with _host_and_friend(h, g) as (host, friend):
             size[0] += net.MAX_GROWTH  # not yet past the limit
             await asyncio.sleep(0.6)
             assert host.events.empty()
@@ -181,15 +184,8 @@ def test_memory_that_balloons_drops_every_connection(
             assert "every connection was dropped: memory grew by 257 MB" in \
                 dropped.reason  # type: ignore[attr-defined]  # fmt: skip
             size[0] = 100 << 20  # freed with the connections
-            for _ in range(200):  # the friend is back (a send into the dying link may go)
-                await friend.send(HaveFrame(NET_VERSION, 1, 1, False))
-                with contextlib.suppress(TimeoutError):
-                    got = await _next(host, Received, timeout=0.1)
-                    break
+            got = await _heard_again(friend, host)  # the friend is back
             assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
-        finally:
-            for ep in (friend, host):
-                await ep.close()
 
     asyncio.run(main())
 
