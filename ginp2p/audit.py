@@ -449,7 +449,7 @@ def _unprovable_ack(p: Problem, log: Log) -> bool:
 
 # ------------------------------------------------------------------------ folding
 
-_CHAIN_RULES = frozenset({"equivocation", "broken-chain", "bad-ack"})
+_CHAIN_RULES = frozenset({"equivocation", "broken-chain", "bad-ack", "chat-flood"})
 
 
 def _hands_of(lin: Linear) -> dict[bytes, int]:

@@ -31,7 +31,7 @@ from . import events as ev
 from . import shuffle as sh
 from .cards import Card
 from .engine import Action, Discard, Gin, HandState, Knock, PassUpcard, Phase
-from .log import GUEST, HOST, Entry, sign_entry
+from .log import GUEST, HOST, MAX_CHAT_RUN, Entry, sign_entry
 from .melds import best_arrangement
 from .protocol import (
     Dropped,
@@ -563,6 +563,18 @@ def two_moves(p: PeerProtocol, view: HandState) -> RawMove:
     def move(proto: PeerProtocol) -> list[Output]:
         out = proto._append_and_fold(*ev.action_body(PassUpcard(), h.number))
         return out + proto._append_and_fold("take_upcard", ev.make("take_upcard", h.number, ()))
+
+    return move
+
+
+def chat_flood(p: PeerProtocol, view: HandState) -> RawMove:
+    """One chat more than the log allows in a row without an answer (log.md §6)."""
+
+    def move(proto: PeerProtocol) -> list[Output]:
+        out: list[Output] = []
+        for i in range(MAX_CHAT_RUN + 1):
+            out += proto._append_and_fold("chat", ev.make("chat", f"line {i + 1}"))
+        return out
 
     return move
 

@@ -38,6 +38,7 @@ from .events import VERSION, EntryFields, RemoteProtocolError
 __all__ = [
     "GUEST",
     "HOST",
+    "MAX_CHAT_RUN",
     "ZERO",
     "Added",
     "ClaimVerdict",
@@ -62,6 +63,7 @@ __all__ = [
     "Torn",
     "TornTailWarning",
     "Verdict",
+    "chat_run",
     "claim_body",
     "config_dir",
     "entry_id",
@@ -247,8 +249,9 @@ class Placed:
 @dataclass(frozen=True, slots=True)
 class Problem:
     """Why a feed stops: ``fork`` (equivocation), ``chain`` (prev does not match),
-    ``ack`` (acks go backwards or name an entry the opponent never wrote).
-    Each is signed evidence against ``author``."""
+    ``ack`` (acks go backwards or name an entry the opponent never wrote), ``chats``
+    (more than :data:`MAX_CHAT_RUN` chats in a row with one ack). Each is signed
+    evidence against ``author``."""
 
     what: str
     author: int
@@ -306,6 +309,22 @@ def _tie(e: Entry) -> tuple[bool, int]:
     return (e.kind in ev.ENDERS, e.author)
 
 
+#: The most chats a player may write in a row while the other player writes nothing
+#: (one ack): a conversation never needs more, and without a bound a peer could fill
+#: the other's memory and disk with signed chats that every file must keep.
+MAX_CHAT_RUN = 32
+
+
+def chat_run(feed: Sequence[Entry], ack: tuple[int, bytes]) -> int:
+    """How many chats acking ``ack`` end ``feed`` (counted up to :data:`MAX_CHAT_RUN`)."""
+    n = 0
+    for e in reversed(feed[-MAX_CHAT_RUN:]):
+        if e.kind != "chat" or (e.ack_seq, e.ack_id) != ack:
+            break
+        n += 1
+    return n
+
+
 def _link_problem(chain: list[Entry], variants: list[Entry], author: int) -> Problem | None:
     """Why ``variants`` (the entries at the next seq) cannot extend ``chain``."""
     seq = len(chain) + 1
@@ -318,6 +337,9 @@ def _link_problem(chain: list[Entry], variants: list[Entry], author: int) -> Pro
     moved = last is not None and (e.ack_seq, e.ack_id) != (last.ack_seq, last.ack_id)
     if moved and last is not None and e.ack_seq <= last.ack_seq:
         return Problem("ack", author, seq, (e,), "the ack goes backwards")
+    if e.kind == "chat" and chat_run(chain, (e.ack_seq, e.ack_id)) >= MAX_CHAT_RUN:
+        return Problem("chats", author, seq, (e,),
+                       f"more than {MAX_CHAT_RUN} chats in a row with no answer between")
     return None
 
 
@@ -663,6 +685,17 @@ class Log:
                 n += 1
             out.append(n)
         return out[0], out[1]
+
+    def broken_at(self, author: int) -> int | None:
+        """The seq at which the author's feed stopped at a problem (a fork, a broken
+        chain, a backwards ack, a chat flood), or None. Nothing after it is ever placed."""
+        stop = self._order.stops[author]
+        return stop.seq if stop is not None else None
+
+    def unanswered_chats(self, author: int) -> int:
+        """How many chats end the author's feed with the ack its next entry would carry:
+        at :data:`MAX_CHAT_RUN` another chat would stop the feed."""
+        return chat_run(self._order.chains[author], self.next_ack(author))
 
     def since(self, author: int, seq: int) -> list[Entry]:
         """The author's stored entries after ``seq``, in seq order (a resync tail)."""

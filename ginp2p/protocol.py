@@ -35,6 +35,7 @@ from .events import LocalProtocolError, RemoteProtocolError
 from .log import (
     GUEST,
     HOST,
+    MAX_CHAT_RUN,
     Entry,
     Log,
     Outcome,
@@ -310,7 +311,7 @@ class PeerProtocol:
                             "`ginp2p resume FILE` (`ginp2p games` lists it)")  # fmt: skip
             out.append(Refused(self.refused))
             return out
-        if self._held_back(e, out) or self._ahead(e, out):
+        if self._after_break(e, out) or self._held_back(e, out) or self._ahead(e, out):
             return out
         self._add(e, out)
         if auto:
@@ -321,7 +322,8 @@ class PeerProtocol:
         """Add ``entry`` to the log, then any held entries it lets follow; fold once."""
         stored, todo = False, [entry]
         while todo:
-            for added in self.log.add_entry(todo.pop(0)).all():
+            e = todo.pop(0)
+            for added in [] if self._after_break(e, out) else self.log.add_entry(e).all():
                 if added.stored:
                     assert added.entry is not None
                     out.append(Save(added.entry))
@@ -332,6 +334,19 @@ class PeerProtocol:
                 todo = self._next_in_line()
         if stored:
             self._refresh(out)
+
+    def _after_break(self, e: Entry, out: list[Output]) -> bool:
+        """Drop an entry that follows a problem in its author's feed (log.md §6).
+
+        Nothing after a fork, a broken chain, a backwards ack or a chat flood is ever
+        placed, and the problem already convicts its author: storing more would only
+        let a cheater fill our memory and disk after the verdict.
+        """
+        stop = self.log.broken_at(e.author)
+        if stop is None or e.seq <= stop:
+            return False
+        out.append(Dropped(f"its author's feed broke at seq {stop}"))
+        return True
 
     def _ahead(self, e: Entry, out: list[Output]) -> bool:
         """Keep in memory an entry whose predecessor has not come yet.
@@ -430,6 +445,11 @@ class PeerProtocol:
         return self._append_and_fold("resign", ev.make("resign", reason[:200]))
 
     def chat(self, text: str) -> list[Output]:
+        if self.log.unanswered_chats(self.me) >= MAX_CHAT_RUN:
+            raise LocalProtocolError(
+                f"{self.table.names[self.opponent]} has written nothing since your last "
+                f"{MAX_CHAT_RUN} lines: wait for an answer or a move before writing more"
+            )
         return self._append_and_fold("chat", ev.make("chat", text[:500]))
 
     # -- internals ------------------------------------------------------------------

@@ -38,6 +38,7 @@ from .engine import (
 from .log import (
     GUEST,
     HOST,
+    MAX_CHAT_RUN,
     ClaimVerdict,
     Entry,
     Linear,
@@ -547,12 +548,16 @@ class Table:
         return lo
 
     def _problem(self, problem: Problem) -> None:
-        rule = {"fork": "equivocation", "chain": "broken-chain", "ack": "bad-ack"}[problem.what]
+        rule = {"fork": "equivocation", "chain": "broken-chain", "ack": "bad-ack",
+                "chats": "chat-flood"}[problem.what]  # fmt: skip
         who = self._s.names[problem.author]
         detail = {
             "fork": f"two different entries signed by {who} as seq {problem.seq}",
             "chain": f"{who}'s entry {problem.seq} does not follow their entry {problem.seq - 1}",
             "ack": f"{who}'s entry {problem.seq}: {problem.reason}",
+            "chats": f"{who}'s entry {problem.seq} is one chat line more than the "
+                     f"{MAX_CHAT_RUN} the log allows in a row with nothing from "
+                     f"{self._s.names[1 - problem.author]} between",
         }[problem.what]
         e = problem.entries[0]
         hand = self._s.hand.number if self._s.hand else 0

@@ -41,6 +41,7 @@ from ginp2p.fakelink import (
     bot_player,
     change_answers,
     change_keys,
+    chat_flood,
     cheat_once,
     cheater,
     dealt,
@@ -341,6 +342,8 @@ ILLEGAL: list[tuple[str, str, Callable[..., bool], Callable[..., Any], str]] = [
      discard_not_held, "illegal-move:card_not_in_hand"),
     ("cheat-out-of-turn", "two moves in a row", phase_is(Phase.FIRST_UPCARD), two_moves,
      "out-of-turn"),
+    ("cheat-chat-flood", "33 chats in a row with no answer between", phase_is(Phase.DISCARD),
+     chat_flood, "chat-flood"),
 ]  # fmt: skip
 
 

@@ -391,6 +391,25 @@ def test_acking_an_entry_the_opponent_never_wrote() -> None:
     assert [p.what for p in host.log.linear().problems] == ["ack"]
 
 
+def test_a_chat_flood_stops_the_feed_but_an_answer_resets_the_count() -> None:
+    host, guest = start()
+    for _ in range(L.MAX_CHAT_RUN):
+        guest.hear(say(host, "chat"))
+    assert host.log.unanswered_chats(HOST) == L.MAX_CHAT_RUN
+    assert guest.log.linear().problems == ()
+    host.hear(say(guest, "chat"))  # the other player answers: a new ack, a new run
+    assert host.log.unanswered_chats(HOST) == 0
+    for _ in range(L.MAX_CHAT_RUN):
+        guest.hear(say(host, "chat"))
+    flood = say(host, "chat")
+    guest.hear(flood)
+    lin = guest.log.linear()
+    assert [(p.what, p.author, p.entries) for p in lin.problems] == [("chats", HOST, (flood,))]
+    assert flood in lin.held and flood not in lin.entries
+    assert guest.log.broken_at(HOST) == flood.seq
+    assert guest.log.broken_at(GUEST) is None
+
+
 # ------------------------------------------------------------------ void and claims
 
 

@@ -32,6 +32,7 @@ from ginp2p import audit, bot
 from ginp2p import events as ev
 from ginp2p import shuffle as sh
 from ginp2p.engine import Discard, HandState, Phase
+from ginp2p.events import LocalProtocolError
 from ginp2p.fakelink import (
     FakeLink,
     Rewrite,
@@ -40,6 +41,7 @@ from ginp2p.fakelink import (
     bot_player,
     change_answers,
     change_keys,
+    chat_flood,
     cheat_once,
     cheater,
     dealt,
@@ -71,7 +73,7 @@ from ginp2p.fakelink import (
     wrong_key,
     wrong_stock_key,
 )
-from ginp2p.log import GUEST, HOST, Entry, Log, Outcome, Verdict, sign_entry
+from ginp2p.log import GUEST, HOST, MAX_CHAT_RUN, Entry, Log, Outcome, Verdict, sign_entry
 from ginp2p.match import MatchEnd
 from ginp2p.protocol import (
     MAX_AHEAD,
@@ -459,6 +461,53 @@ def test_equivocation_is_caught_on_receipt_of_the_second_entry() -> None:
     assert link.sides[a].proto.table.cheat == c  # the cheater's own peer agrees
     told = [o for o in honest.events if isinstance(o, CheatDetected)]  # the player is told
     assert len(told) == 1 and told[0].cheat == c
+
+
+def test_a_chat_flood_is_caught_and_what_follows_it_is_not_stored() -> None:
+    """One chat more than MAX_CHAT_RUN in a row, with nothing from the other player
+    between, stops the feed: the flooder forfeits, and its later entries are dropped,
+    so a flood cannot fill the honest player's memory and disk after the verdict."""
+    link = play(cheater(""), players=(cheat_once(phase_is(Phase.DISCARD), chat_flood),) * 2)
+    a = role_of(link, "first")
+    honest = link.sides[1 - a]
+    t = honest.proto.table
+    c = t.cheat
+    assert c is not None and (c.author, c.rule) == (a, "chat-flood"), c
+    flood = honest.proto.log.get(c.entry)
+    assert flood is not None and flood.kind == "chat"
+    assert flood.body.text == f"line {MAX_CHAT_RUN + 1}"
+    assert t.match is not None and t.match.end is MatchEnd.CHEAT and t.match.winner == 1 - a
+    assert [e.kind for e in feed(honest, 1 - a)][-2:] == ["dispute", "open"]
+    chats = [e for e in honest.proto.log.since(a, 0) if e.kind == "chat"]
+    assert len(chats) == MAX_CHAT_RUN + 1  # the run, and the one too many as evidence
+    for records in (honest.saved, link.sides[a].saved):
+        audited(records, audit.Verdict.CHEATED, c, 1 - a, MatchEnd.CHEAT)
+    assert link.sides[a].proto.table.cheat == c  # the flooder's own peer agrees
+    saved = len(honest.saved)
+    cp = link.sides[a].proto
+    more = [o for i in range(200) for o in
+            honest.proto.receive(cp._append_and_fold("chat", ev.make("chat", f"more {i}"))[0]
+                                 .entry.wire, link.now)]  # fmt: skip
+    assert len(honest.saved) == saved and not any(isinstance(o, Save) for o in more)
+    assert sum(isinstance(o, Dropped) for o in more) == 200
+
+
+def test_a_player_may_not_write_more_chats_than_the_log_allows() -> None:
+    link = pair()
+    link.start()
+    step_until(link, lambda: link.sides[GUEST].proto.table.hand is not None and dealt(link))
+    host, guest = (s.proto for s in link.sides)
+    for i in range(MAX_CHAT_RUN):
+        link.handle(HOST, host.chat(f"line {i}"))
+    with pytest.raises(LocalProtocolError, match="Bob has written nothing since your last 32 "
+                       "lines: wait for an answer or a move"):  # fmt: skip
+        host.chat("one too many")
+    link.handle(GUEST, guest.chat("yes?"))  # an answer begins a new run
+    settle(link)
+    link.handle(HOST, host.chat("there you are"))
+    settle(link)
+    for side in link.sides:
+        assert side.proto.table.cheat is None and side.proto.log.linear().problems == ()
 
 
 # ---------------------------------------------------------------- stalling and claims
