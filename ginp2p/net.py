@@ -59,6 +59,7 @@ __all__ = [
     "curve_key",
     "decode_frame",
     "encode_frame",
+    "raise_open_files_limit",
 ]
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,12 @@ MAX_BACKLOG = 256
 #: endless parts: a stranger admitted while the host pairs could grow it to gigabytes
 #: in seconds, and closing the connection is what frees it.
 MAX_GROWTH = 256 << 20
+#: The soft limit on open files a host raises itself to (within the hard limit). Each
+#: TCP connection is a file: under a low limit (256 on macOS, 1024 on many Linux
+#: systems) a stranger's idle connections left none for the friend's, and ZeroMQ only
+#: closes one that never greets after its 30 s handshake interval. 10240 is macOS's
+#: per-process ceiling.
+OPEN_FILES = 10240
 _UINT32 = 2**32 - 1
 ZAP_DOMAIN = "ginp2p"
 HEARTBEAT_IVL_MS = 1000
@@ -394,6 +401,20 @@ class _Endpoint:
         pass
 
 
+def raise_open_files_limit(want: int = OPEN_FILES) -> None:
+    """Raise this process's soft limit on open files towards ``want``, never past the
+    hard limit (a best effort: where it cannot be raised, nothing changes)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
 def _rss() -> int | None:
     """This process's resident memory in bytes (Linux; None where it cannot be read)."""
     try:
@@ -467,8 +488,11 @@ class HostEndpoint(_Endpoint):
             self.partner = None
 
     async def start(self) -> int:
-        """Start the ZAP handler, bind; returns the port really bound."""
+        """Start the ZAP handler, bind; returns the port really bound. Raises the
+        process's limit on open files first (:data:`OPEN_FILES`)."""
         from zmq.auth.asyncio import AsyncioAuthenticator
+
+        raise_open_files_limit()
 
         self.ctx = zmq.asyncio.Context()
         self._auth = AsyncioAuthenticator(self.ctx)

@@ -100,6 +100,38 @@ def test_a_stranger_gets_nothing_through(tmp_path: Path) -> None:
     assert_same_and_clean(h.game_file(), g.game_file())
 
 
+#: Runs the command after it with a soft limit of 64 open files (the hard limit kept).
+_FEW_FILES = [sys.executable, "-c", "import os, resource, sys; "
+              "resource.setrlimit(resource.RLIMIT_NOFILE, "
+              "(64, resource.getrlimit(resource.RLIMIT_NOFILE)[1])); "
+              "os.execv(sys.argv[1], sys.argv[1:])"]  # fmt: skip
+
+
+def test_idle_connections_of_a_stranger_leave_room_for_the_friend(tmp_path: Path) -> None:
+    """A host started under a low limit on open files raises it: 150 idle TCP
+    connections (no greeting) took every file of a 64-file host, and the friend's
+    connection then had no answer."""
+    import resource
+
+    from ginp2p.discovery import parse_join
+
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    assert hard == resource.RLIM_INFINITY or hard >= 1024, f"hard limit {hard}: test needs 1024"
+    h = host(tmp_path / "h", prefix=_FEW_FILES)
+    join = h.join_string()
+    _, port, _ = parse_join(join)
+    idle = [socket.create_connection(("127.0.0.1", port)) for _ in range(150)]
+    try:
+        time.sleep(0.5)  # let the host accept them all
+        g = guest(tmp_path / "g", join)
+        assert g.wait() == 0, g.output
+        assert h.wait() == 0, h.output
+    finally:
+        for conn in idle:
+            conn.close()
+    assert_same_and_clean(h.game_file(), g.game_file())
+
+
 @pytest.mark.parametrize("point", ["send:10", "seeds:1"])
 def test_kill_9_and_resume(tmp_path: Path, point: str) -> None:
     """The guest SIGKILLs itself (in hand 1, before its 10th entry goes out: a one-hand
