@@ -153,8 +153,9 @@ class Discard:
 class Knock:
     """Discard face down and lay out ``melds``; every other card is deadwood.
 
-    ``discard`` is ``None`` where the knock replaces the draw (rumino). A knock
-    whose declared deadwood is zero is scored as a gin.
+    ``discard`` is ``None`` where the knock replaces the draw (rumino). A knock after
+    the draw whose declared deadwood is zero is scored as a gin; a knock instead of
+    the draw is a knock at any deadwood (rumino's gin is :class:`Gin`, after drawing).
     """
 
     discard: Card | None

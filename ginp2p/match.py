@@ -104,9 +104,19 @@ def legal_actions(match: MatchState) -> list[Action]:
 
 
 def apply(match: MatchState, action: Action, player: int | None = None) -> MatchState:
-    """Apply ``action`` to the hand in play; fold the hand in when it ends."""
+    """Apply ``action`` to the hand in play; fold the hand in when it ends.
+
+    A :class:`Resign` is taken at any time, between hands too: it ends the match, not
+    a hand."""
     if match.over:
         raise IllegalAction("match_over", "the match is over")
+    if isinstance(action, Resign) and (match.hand is None or match.hand.over):
+        if action.player not in (0, 1):
+            raise IllegalAction("no_such_player", f"no player {action.player}")
+        if player not in (None, action.player):
+            raise IllegalAction("resign_for_other",
+                                f"player {player} cannot resign for player {action.player}")
+        return forfeit(match, action.player, MatchEnd.RESIGN)
     if match.hand is None or match.hand.over:
         raise IllegalAction("no_hand", "no hand is in play: deal first")
     hand = engine.apply(match.hand, action, player)

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ginp2p import engine, match
+from ginp2p import bot, engine, match
 from ginp2p import melds as M
 from ginp2p.cards import parse_card, parse_cards
 from ginp2p.engine import (
@@ -421,6 +421,26 @@ def test_resign_forfeits_the_match() -> None:
     assert m.over and m.winner == 0 and m.end is MatchEnd.RESIGN
     with pytest.raises(IllegalAction):
         match.apply(m, DrawStock())
+
+
+def test_a_player_may_resign_before_the_first_deal_and_between_hands() -> None:
+    rules = PRESETS["classic"]
+    m = match.new_match(rules)
+    before = match.apply(m, Resign(0))
+    assert before.winner == 1 and before.end is MatchEnd.RESIGN
+    m = match.deal(m, shuffled(rules, random.Random(1)))
+    while not (m.hand is not None and m.hand.over):  # play one hand through
+        assert m.hand is not None
+        m = match.apply(m, bot.greedy(m.hand, m.hand.to_move))
+    between = match.apply(m, Resign(1), player=1)
+    assert between.winner == 0 and between.end is MatchEnd.RESIGN
+    assert between.totals == m.scores
+    with pytest.raises(IllegalAction) as e:
+        match.apply(m, Resign(1), player=0)
+    assert e.value.rule == "resign_for_other"
+    with pytest.raises(IllegalAction) as e:
+        match.apply(m, DrawStock())
+    assert e.value.rule == "no_hand"
 
 
 # ------------------------------------------------------------- whole matches
