@@ -82,6 +82,8 @@ def _general(view: HandState, legal: list[Action], player: int) -> Action:
     if view.phase is Phase.DRAW:
         knocks = [a for a in legal if isinstance(a, Knock)]
         if knocks and _should_knock(view, knocks[0], player):
+            if _declared_deadwood(view, player, knocks[0]) == 0:
+                return DrawStock()  # melds 4 + 3: drawing and throwing that card is gin
             return knocks[0]
         if DrawDiscard() in legal and _upcard_helps(view, player):
             return DrawDiscard()

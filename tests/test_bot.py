@@ -14,6 +14,7 @@ from ginp2p.engine import (
     DrawDiscard,
     DrawStock,
     Gin,
+    HandEnd,
     HandState,
     Knock,
     PassUpcard,
@@ -180,3 +181,15 @@ def test_bot_beats_random_in_classic_matches() -> None:
         m = play_match(rules, (players[0], players[1]), seed=seed)
         wins += m.winner == seat
     assert wins >= 9
+
+
+def test_rumino_draws_and_goes_gin_rather_than_knock_with_nothing_unmelded() -> None:
+    """A knock instead of drawing scores 0 even with 4 + 3 melded; the gin after a
+    draw scores -10 (the hand's points are the player's own: low is good)."""
+    rules = PRESETS["rumino"]
+    s = deal(rules, "5S 5H 5D 9C TC JC QC", "2S 7H 9D KD 3C 4H 8S", "AD", "6D")
+    s = play(s, bot.choose(s, s.to_move))
+    assert s.phase is Phase.DISCARD, "it knocked instead of drawing"
+    while s.result is None:
+        s = engine.apply(s, bot.choose(s, s.to_move))
+    assert s.result.end is HandEnd.GIN and s.result.points[s.result.knocker] == -10
