@@ -571,10 +571,8 @@ class Table:
         if s.cheat is not None:
             return
         s.cheat = cheat
-        if s.match is not None and not s.match.over:
+        if s.match is not None:  # found at the last hand's openings too: still a forfeit
             s.match = mt.forfeit(s.match, cheat.author, MatchEnd.CHEAT)
-        elif s.match is not None:  # found at the last hand's openings: still a forfeit
-            s.match = replace(s.match, winner=1 - cheat.author, end=MatchEnd.CHEAT)
         self._emit(CheatDetected(cheat))
 
     def _step(self, p: Placed) -> None:
@@ -1046,10 +1044,8 @@ class Table:
             raise _Broken("false-claim",
                           f"claimed {b.what!r}, but {_describe_owed(self.owed(), s.names)}")
         s.claims.append(e)
-        if s.match is not None and not s.match.over:
+        if s.match is not None:  # after the last hand too (its openings were owed)
             s.match = mt.forfeit(s.match, b.owed_author, MatchEnd.CLAIM)
-        elif s.match is not None:
-            s.match = replace(s.match, winner=1 - b.owed_author, end=MatchEnd.CLAIM)
         self._emit(
             MatchOver(1 - b.owed_author, MatchEnd.CLAIM, s.match.totals if s.match else None)
         )

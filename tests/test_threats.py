@@ -587,6 +587,31 @@ def test_refusing_to_open_forfeits_even_a_won_match(baseline: FakeLink) -> None:
     assert [e.kind for e in feed(honest, 1 - winner)][-1] == "open"
     claim = claim_after_timeout(link, 1 - winner, {"open"})
     assert_claim_stands(link, 1 - winner, claim)
+    _no_bonus_for_a_forfeit(baseline, honest.proto.table, winner)
+
+
+def _no_bonus_for_a_forfeit(baseline: FakeLink, t: Table, forfeiter: int) -> None:
+    """The match had ended with bonuses for ``forfeiter``; its forfeit ends it on the
+    hands' points alone (rules.md: a forfeit scores no bonuses)."""
+    won = baseline.sides[HOST].proto.table.match
+    assert won is not None and won.totals is not None and won.totals != won.scores
+    m = t.match
+    assert m is not None and m.winner == 1 - forfeiter
+    assert m.scores == won.scores and m.totals == won.scores
+
+
+def test_a_false_opening_forfeits_a_won_match_and_its_bonuses(baseline: FakeLink) -> None:
+    winner = baseline.sides[HOST].proto.table.match.winner  # type: ignore[union-attr]
+    role = "first" if baseline.sides[HOST].proto.table.hands[0].first == winner else "second"
+    false_seed = cheater("open", lambda p, h, body: body._replace(perm_seed=bytes(32)), role=role)
+    link = play(false_seed)
+    t = link.sides[1 - winner].proto.table
+    assert t.cheat is not None and (t.cheat.author, t.cheat.rule) == (winner, "bad-opening")
+    assert t.match is not None and t.match.end is MatchEnd.CHEAT
+    _no_bonus_for_a_forfeit(baseline, t, winner)
+    scores = t.match.scores
+    report = audit.audit_records(link.sides[1 - winner].saved)
+    assert f"scores Ann {scores[0]}, Bob {scores[1]}" in report.text(), report.text()
 
 
 def test_a_claim_racing_the_owed_entry_is_beaten() -> None:
