@@ -850,10 +850,12 @@ class TablePlayer:
             self.app.layout.focus(self._body)
 
     def _accept_line(self, buffer: Buffer) -> bool:
-        text = buffer.text
+        """Run the typed line. A line that is no command stays open with its words, to
+        be mended: closed, the keys typed next would be moves of the table."""
+        if buffer.text.strip() and not self.typed(buffer.text):
+            self.refresh()
+            return True  # keep the text
         self.close_command()
-        if text.strip():
-            self.typed(text)
         self.refresh()
         return False
 
