@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from . import match as mt
 from .cards import Card, card_order, parse_card
 from .engine import Declaration, HandResult
 from .replay import Replay, Step, result_words
@@ -103,16 +104,18 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
                 **{NAMES[s.player]: _hand_cards(s.cards) for s in f.seats},
                 "upcard": _code(f.pile[-1]) if f.pile else None,
             }
-        last = replay.frame(steps[-1].index, _VIEW) if steps else None
         result = next((h.result for h in rep.hands if h.hand == number), None)
         scores = None
-        if last is not None and result is not None:
-            scores = {NAMES[s.player]: s.score for s in last.seats}
+        if steps and (m := steps[-1].match) is not None and result is not None:
+            scores = {NAMES[p]: m.scores[p] for p in (0, 1)}  # the hands' points, no bonus
         hands.append(
             {
                 "hand": number,
                 "dealer": dealer,
-                "opened": any(s.opened for s in steps),
+                # a step's ``opened`` is the displayed hand's: the set-up of this hand
+                # comes while the last one is still on the table
+                "opened": any(s.opened for s in steps
+                              if s.match is not None and s.match.hand_no == number),
                 "deal": deal,
                 "moves": [_move(replay, s, symbols) for s in steps if s.is_move and s.mark is None],
                 "rejected": [
@@ -129,6 +132,7 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
                 "scores": scores,
             }
         )
+    final = replay.steps[-1].match if replay.steps else None
     return {
         "schema": SCHEMA,
         "players": {"host": names[0], "guest": names[1]},
@@ -139,6 +143,10 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
         "audit": {"verdict": str(rep.verdict), "exit": rep.exit_code},
         "result": {
             "scores": {NAMES[p]: rep.scores[p] for p in (0, 1)} if rep.scores else None,
+            "bonuses": [
+                {"what": what, NAMES[0]: points[0], NAMES[1]: points[1]}
+                for what, points in (mt.bonuses(final) if final is not None else [])
+            ],
             "winner": NAMES[rep.winner] if rep.winner is not None else None,
             "end": rep.end,
             "text": replay.status(replay.steps[-1]),
@@ -189,5 +197,14 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
         if h["scores"] is not None:
             s = h["scores"]
             yield f"  Scores: {who['host']} {s['host']}, {who['guest']} {s['guest']}"
+    result = doc["result"]
+    if result["bonuses"] and result["scores"]:
+        last = doc["hands"][-1]["scores"]
+        yield ""
+        yield f"Points from the hands: {who['host']} {last['host']}, {who['guest']} {last['guest']}"
+        for b in result["bonuses"]:
+            yield f"  {b['what']}: {who['host']} {b['host']}, {who['guest']} {b['guest']}"
+        total = result["scores"]
+        yield f"Total: {who['host']} {total['host']}, {who['guest']} {total['guest']}"
     yield ""
-    yield f"Audit: {doc['audit']['verdict']}; {doc['result']['text']}"
+    yield f"Audit: {doc['audit']['verdict']}; {result['text']}"

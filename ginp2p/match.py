@@ -20,6 +20,7 @@ __all__ = [
     "MatchEnd",
     "MatchState",
     "apply",
+    "bonuses",
     "deal",
     "forfeit",
     "legal_actions",
@@ -185,19 +186,38 @@ def _next_dealer(match: MatchState, result: HandResult) -> int:
     return 1 - match.dealer
 
 
+def bonuses(match: MatchState) -> list[tuple[str, tuple[int, int]]]:
+    """What a match won on the score sheet adds to the hands' points, one named line per
+    bonus (game or shutout, then the box): the totals are the points plus these. A
+    forfeit, a bust or a match still in play adds nothing."""
+    rules, w = match.rules, match.winner
+    if w is None or match.end not in _BONUSED or rules.match_end != "target":
+        return []
+    out: list[tuple[str, tuple[int, int]]] = []
+    shutout = match.scores[1 - w] == 0 and rules.shutout_bonus is not None
+    game = (rules.shutout_bonus if shutout else rules.game_bonus) or 0
+    if game:
+        out.append(("shutout bonus" if shutout else "game bonus", _to(w, game)))
+    box = [rules.box_bonus * match.hands_won[p] for p in (0, 1)]
+    if rules.box_to == "winner":
+        box = [b if p == w else 0 for p, b in enumerate(box)]
+    if any(box):
+        out.append((f"{rules.box_bonus} for each hand won", (box[0], box[1])))
+    return out
+
+
+_BONUSED = frozenset({MatchEnd.TARGET, MatchEnd.GIN_STREAK, MatchEnd.RUMINO})
+
+
+def _to(player: int, points: int) -> tuple[int, int]:
+    return (points, 0) if player == 0 else (0, points)
+
+
 def _won(match: MatchState, winner: int, reason: MatchEnd) -> MatchState:
     """Close the match and add the game, shutout and box bonuses."""
-    rules = match.rules
+    won = replace(match, winner=winner, end=reason)
     totals = list(match.scores)
-    if reason in (MatchEnd.TARGET, MatchEnd.GIN_STREAK, MatchEnd.RUMINO) and (
-        rules.match_end == "target"
-    ):
-        loser = 1 - winner
-        shutout = match.scores[loser] == 0 and rules.shutout_bonus is not None
-        totals[winner] += rules.shutout_bonus if shutout else rules.game_bonus  # type: ignore[operator]
-        if rules.box_to == "winner":
-            totals[winner] += rules.box_bonus * match.hands_won[winner]
-        else:
-            for p in (0, 1):
-                totals[p] += rules.box_bonus * match.hands_won[p]
-    return replace(match, winner=winner, end=reason, totals=(totals[0], totals[1]))
+    for _, (a, b) in bonuses(won):
+        totals[0] += a
+        totals[1] += b
+    return replace(won, totals=(totals[0], totals[1]))

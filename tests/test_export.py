@@ -56,9 +56,17 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
                    if m["action"] in ("draw_stock", "draw_discard", "discard"))  # fmt: skip
         assert h["result"] is not None and h["scores"] is not None
         assert not h["rejected"]
-    totals = honest.host.proto.table.match.totals
-    assert doc["result"]["scores"] == {"host": totals[0], "guest": totals[1]}
+    m = honest.host.proto.table.match
+    assert m is not None and m.totals is not None
+    assert doc["result"]["scores"] == {"host": m.totals[0], "guest": m.totals[1]}
     assert doc["result"]["winner"] in ("host", "guest")
+    # the last hand's scores are the hands' points; the bonuses add up to the totals
+    points = doc["hands"][-1]["scores"]
+    assert points == {"host": m.scores[0], "guest": m.scores[1]} and m.scores != m.totals
+    bonuses = doc["result"]["bonuses"]
+    assert [b["what"] for b in bonuses] == ["game bonus", f"{RULES.box_bonus} for each hand won"]
+    for side in ("host", "guest"):
+        assert points[side] + sum(b[side] for b in bonuses) == doc["result"]["scores"][side]
 
     assert main(["export", str(path), "--ascii"]) == 0
     text = capsys.readouterr().out
@@ -66,6 +74,8 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
     assert f"Ann is dealt {' '.join(first['deal']['host'])}" in text
     assert f"Result: {first['result']['text']}" in text
     assert text.rstrip().endswith(doc["result"]["text"])
+    assert f"Points from the hands: Ann {m.scores[0]}, Bob {m.scores[1]}\n  game bonus: " in text
+    assert f"Total: Ann {m.totals[0]}, Bob {m.totals[1]}\n" in text
 
 
 def test_a_hand_never_opened_keeps_its_hidden_cards_hidden(
@@ -88,6 +98,23 @@ def test_a_hand_never_opened_keeps_its_hidden_cards_hidden(
     assert all(m["card"] is None for m in h["moves"] if m["action"] == "draw_stock")
     assert main(["export", str(path)]) == 0
     assert "never opened: unseen cards stay hidden" in capsys.readouterr().out
+
+
+def test_a_later_hand_never_opened_is_not_marked_opened(
+        honest: Match, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    records = honest.host.saved
+    kinds = [Entry.from_wire(r) for r in records]
+    last = max(e.body.hand for e in kinds if e.kind in ev.ACTION_KINDS)
+    assert last >= 2
+    first_move = next(i for i, e in enumerate(kinds)
+                      if e.kind in ev.ACTION_KINDS and e.body.hand == last)  # fmt: skip
+    path = write(tmp_path / "cut.ginlog", records[: first_move + 4], honest.host)
+    doc = export_json(path, capsys)
+    assert [h["opened"] for h in doc["hands"]] == [True] * (last - 1) + [False]
+    assert None in doc["hands"][-1]["deal"]["guest"]
+    assert main(["export", str(path)]) == 0
+    assert f"Hand {last}, " in (text := capsys.readouterr().out)
+    assert text.count("never opened: unseen cards stay hidden") == 1
 
 
 def test_export_writes_a_file_and_refuses_what_is_no_log(honest: Match, tmp_path: Path,

@@ -353,7 +353,7 @@ def test_a_game_played_by_two_processes_replays(
     n = report.names
     sheet = [line.strip() for line in lines if line.startswith("       ")][-4:]
     assert sheet[0].startswith(f"points from the hands: {n[0]} ")
-    assert sheet[1].startswith("game bonus: ") and sheet[2].startswith("hands won × 25: ")
+    assert sheet[1].startswith("game bonus: ") and sheet[2].startswith("25 for each hand won: ")
     assert sheet[3] == f"total: {n[0]} {s[0]}, {n[1]} {s[1]}"
     assert "total: " in fragment_text(screen(v))
 

@@ -199,7 +199,7 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
         "MATCH OVER: you win (reached the target)"  # fmt: skip
     assert ms.sum_lines("you") == [
         "points from the hands: you 0, Ann 13", f"game bonus: you 0, Ann {RULES.game_bonus}",
-        f"hands won × {RULES.box_bonus}: you 0, Ann {RULES.box_bonus}",
+        f"{RULES.box_bonus} for each hand won: you 0, Ann {RULES.box_bonus}",
         f"total: you 0, Ann {13 + RULES.game_bonus + RULES.box_bonus}"]  # fmt: skip
 
 
@@ -468,6 +468,10 @@ def test_the_card_taken_from_the_pile_is_not_offered_back(pipe: Any) -> None:
         await send(":discard 5s\r")
         assert "5S was just taken from the pile and cannot go straight back" in \
             player.look.words(player.message[1])
+        assert player.command_mode  # open for a mended line, until Esc
+        await send("\x1b")
+        await asyncio.sleep(0.25)  # Esc may begin an Alt key of the line editor
+        assert not player.command_mode
 
     run_table(pipe, s, script)
 

@@ -469,6 +469,9 @@ class TablePlayer:
             input=self.input, output=self.output,
         )  # fmt: skip
         app.ttimeoutlen = 0.05
+        # Esc on the command line may begin an Alt key of the line editor (Esc b, Esc f):
+        # waiting the default second for one made Esc feel broken
+        app.timeoutlen = 0.25
         return app
 
     def bindings(self) -> KeyBindings:
@@ -853,6 +856,7 @@ class TablePlayer:
         """Run the typed line. A line that is no command stays open with its words, to
         be mended: closed, the keys typed next would be moves of the table."""
         if buffer.text.strip() and not self.typed(buffer.text):
+            buffer.cancel_completion()  # the reason shows, not a menu over it
             self.refresh()
             return True  # keep the text
         self.close_command()

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .. import engine
+from .. import match as mt
 from .. import melds as M
 from ..cards import Card, card_order
 from ..engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
@@ -471,25 +472,10 @@ def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummar
         text = hand_line(i, r, me, names).split(": ", 1)[1].split(";")[0]
         rows.append((i, text, r.points[me], r.points[opp]))
     totals = m.totals or m.scores
-    rules = m.rules
-    bonuses: list[tuple[str, int, int]] = []
-    if m.end in (MatchEnd.TARGET, MatchEnd.GIN_STREAK, MatchEnd.RUMINO) and \
-            rules.match_end == "target" and m.winner is not None:  # fmt: skip
-        w = m.winner
-        shutout = m.scores[1 - w] == 0 and rules.shutout_bonus is not None
-        game = rules.shutout_bonus if shutout else rules.game_bonus
-        if game:
-            bonuses.append(("shutout bonus" if shutout else "game bonus",
-                            game if w == me else 0, game if w == opp else 0))  # fmt: skip
-        if rules.box_bonus:
-            box = [rules.box_bonus * m.hands_won[p] for p in (me, opp)]
-            if rules.box_to == "winner":
-                box = [b if p == w else 0 for b, p in zip(box, (me, opp), strict=True)]
-            if any(box):
-                bonuses.append((f"hands won × {rules.box_bonus}", box[0], box[1]))
+    bonuses = tuple((what, points[me], points[opp]) for what, points in mt.bonuses(m))
     headline = _match_line(m.winner, m.end, me, names) if m.end is not None else "match"
     return MatchSummary(headline, (names[me], names[opp]), tuple(rows),
-                        (m.scores[me], m.scores[opp]), tuple(bonuses),
+                        (m.scores[me], m.scores[opp]), bonuses,
                         (totals[me], totals[opp]))  # fmt: skip
 
 
