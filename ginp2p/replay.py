@@ -45,7 +45,7 @@ from .log import (
 )
 from .match import MatchState
 from .rules import RuleSet
-from .table import NAMES, Cheat, HandDealt, HandFold, Moved, Table
+from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
 from .words import count, result_words
 
 __all__ = [
@@ -711,9 +711,12 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
             out[x.index] = Mark("void", "void: written after its author's resign or a "
                                 "claim against it; kept without effect")  # fmt: skip
     if cheat_at is not None:
-        for x in lin.order[cheat_at + 1 :]:
+        # the table freezes where the cheat is found: at the entry itself, or at the
+        # openings when only the seeds show it (the moves between were played)
+        found = next((i for i, e in table.events if isinstance(e, CheatDetected)), cheat_at)
+        for x in lin.order[max(cheat_at, found) + 1 :]:
             if x.index not in out and x.entry.kind not in ("dispute", "open", "chat"):
-                out[x.index] = Mark("after", "after the cheat: no effect on the game")
+                out[x.index] = Mark("after", "after the cheat was found: no effect on the game")
     return out
 
 

@@ -369,6 +369,23 @@ def test_the_cheat_is_marked_on_an_entry_of_the_cheater(name: str) -> None:
     assert marked.entry.author == cheat.author and marked.entry.seq <= cheat.seq
 
 
+def test_moves_before_a_cheat_found_at_the_openings_are_not_marked_without_effect() -> None:
+    """A shuffle from other seeds is found only when the seeds are opened: the hand
+    dealt from it was played and is replayed; what follows the openings has no effect."""
+    r = load(Path(__file__).parent / "corpus" / "cheat-slipped-through.ginlog",
+             find_secrets=False)  # fmt: skip
+    marks = {s.index: s.mark.level for s in r.steps if s.mark is not None}
+    cheat_at = next(i for i, level in marks.items() if level == "cheat")
+    opened = [s.index for s in r.steps if s.kind == "open"]
+    assert r.steps[cheat_at].kind == "shuffle" and len(opened) == 2
+    moves = [s for s in r.steps if s.is_move and cheat_at < s.index < opened[-1]]
+    assert moves and all(s.index not in marks for s in moves)
+    after = [i for i, level in marks.items() if level == "after"]
+    assert after and min(after) > opened[-1]
+    end = r.steps[-1].match
+    assert end is not None and end.totals == end.scores  # a forfeit: no bonuses
+
+
 def test_a_refused_take_names_the_card_it_meant() -> None:
     """A take out of turn is refused, yet the card it meant was public: the upcard."""
     r = load(Path(__file__).parent / "corpus" / "cheat-out-of-turn.ginlog", find_secrets=False)
