@@ -1552,6 +1552,10 @@ class Session:
                 await self._carry(p.chat(cmd.text))
             elif isinstance(cmd, RulesCmd):
                 await self._decide_rules(cmd.accept)
+            elif isinstance(cmd, QuitCmd) and p.finished:  # nothing is left to resume
+                await self._send(ByeFrame("the match is over"))
+                self._end(128 + cmd.signum if cmd.signum else 0, "over",
+                          self._over_words(self.peer_have == p.have()))  # fmt: skip
             elif isinstance(cmd, QuitCmd):
                 await self._send(ByeFrame(PAUSE_REASON))  # the other side is told
                 why = f"{signal.Signals(cmd.signum).name}: " if cmd.signum else ""
@@ -1589,14 +1593,20 @@ class Session:
         wait = max(self.linger, p.table.claim_timeout) if ours else self.linger
         if confirmed or now - self.finishing > wait:
             await self._send(ByeFrame("the match is over"))
-            m = p.table.match
-            end = m.end if m is not None else forfeit[1] if forfeit is not None else None
-            note = "" if confirmed else " (could not confirm the other player has every entry)"
-            if ours and not confirmed:
-                note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
-                        "that it has not reached beats it; `ginp2p resume "
-                        f"{self.game_path or 'FILE'}` delivers it)")  # fmt: skip
-            self._end(0, "over", f"the match is over ({end}){note}")
+            self._end(0, "over", self._over_words(confirmed))
+
+    def _over_words(self, confirmed: bool) -> str:
+        """The last line of a finished match, and what is left to deliver."""
+        p = self.proto
+        forfeit = p.table.forfeited
+        m = p.table.match
+        end = m.end if m is not None else forfeit[1] if forfeit is not None else None
+        note = "" if confirmed else " (could not confirm the other player has every entry)"
+        if not confirmed and forfeit is not None and forfeit == (p.opponent, "claim"):
+            note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
+                    "that it has not reached beats it; `ginp2p resume "
+                    f"{self.game_path or 'FILE'}` delivers it)")  # fmt: skip
+        return f"the match is over ({end}){note}"
 
 
 # ------------------------------------------------------------------------ before the game

@@ -308,6 +308,15 @@ def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
     # `--bot` was for that run: the game is still the person's
     assert json.loads(path.with_suffix(".peer").read_text())["player"] == "human"
     assert_same_and_clean(h.game_file(), path)
+    # a person resumes the finished match as host, with no input (the end of input is
+    # a quit): it is over, not left for a resume (the host's file, made a person's)
+    hosted = h.game_file()
+    peer = json.loads(hosted.with_suffix(".peer").read_text())
+    hosted.with_suffix(".peer").write_text(json.dumps({**peer, "player": "human"}))
+    again = Peer(tmp_path / "h", ["resume", str(hosted), "--linger", "1"], name="again")
+    assert again.wait() == 0, again.output
+    assert "the match is over" in again.output and "resume it with" not in again.output, \
+        again.output
 
 
 def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -> None:
