@@ -386,6 +386,23 @@ def test_moves_before_a_cheat_found_at_the_openings_are_not_marked_without_effec
     assert end is not None and end.totals == end.scores  # a forfeit: no bonuses
 
 
+def test_a_narrow_screen_wraps_a_hand_and_a_tiny_one_says_it_is_too_small(saved: Path) -> None:
+    r = load(saved)
+    at = r.deals[1] + 6  # a few moves into hand 1: both hands are known in the host's view
+    v = Viewer(r, at, "all", Look(ascii=False, colour=False))
+    lines = fragment_text(screen(v, 39, 22)).splitlines()
+    assert all(len(line) <= 39 for line in lines), lines
+    text = " ".join(lines)
+    for seat in r.frame(at, "all").seats:
+        assert len(seat.cards) >= 10
+        for card in seat.cards:
+            assert card is not None and card.pretty() in text, card
+    tiny = fragment_text(screen(v, 19, 7))
+    words = " ".join(line.strip() for line in tiny.splitlines())
+    assert words.startswith("terminal too small: 20x8; the table needs 31x")
+    assert words.endswith("or use --plain") and all(len(x) <= 19 for x in tiny.splitlines())
+
+
 def test_a_refused_take_names_the_card_it_meant() -> None:
     """A take out of turn is refused, yet the card it meant was public: the upcard."""
     r = load(Path(__file__).parent / "corpus" / "cheat-out-of-turn.ginlog", find_secrets=False)

@@ -25,7 +25,7 @@ from ginp2p.rules import get_preset
 from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
 from ginp2p.table import Chatted, HandScored, MatchOver, Moved
 from ginp2p.tui.look import Look
-from ginp2p.tui.render import fit, help_rows, plain, summary_rows, table_rows
+from ginp2p.tui.render import fit, hand_rows, help_rows, plain, summary_rows, table_rows
 from ginp2p.tui.table import CommandCompleter, TablePlayer, card_word
 from ginp2p.tui.view import (
     Situation,
@@ -237,6 +237,34 @@ def test_the_table_fits_80_columns_in_ascii_without_colour() -> None:
                                                          after=6)).splitlines()]  # fmt: skip
     at = next(i for i, line in enumerate(narrow) if line.endswith("deadwood AS KS 3D 2C = 16"))
     assert len(narrow[at]) <= 60 and narrow[at + 1].index("^^") == narrow[at].index("KS")
+    # 32 columns, suit symbols: the hand goes on over more rows, every card whole (a
+    # meld never split), the marker under the chosen card on its own row
+    symbols = Look(ascii=False, colour=False)
+    tight = [line.rstrip() for line in texts(hand_rows(v, symbols, c("KS"), 12, 32))
+             .splitlines()]  # fmt: skip
+    assert all(len(line) <= 32 for line in tight) and len(tight) >= 4, tight
+    shown = " ".join(tight)
+    for card in h.view(0).cards(0):
+        assert card.pretty() in shown, card
+    assert "[7♥ 8♥ 9♥ 10♥]" in shown
+    at = next(i for i, line in enumerate(tight) if "K♠" in line)
+    assert tight[at + 1].index("^^") == tight[at].index("K♠")
+
+
+def test_a_terminal_too_small_for_the_table_says_so(pipe: Any) -> None:
+    s = FakeSession(drawn_hand())
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        small = plain(player.rows(20, 6))
+        words = " ".join(line.strip() for line in small.splitlines())
+        assert words.startswith("terminal too small: 20x8; the table needs 30x")
+        assert words.endswith("make it larger, or use --plain")
+        assert all(len(line) <= 20 for line in small.splitlines())
+        roomy = plain(player.rows(40, 16))
+        assert "terminal too small" not in roomy and "= 16" in roomy
+        assert all(card in roomy for card in ("AS", "KS", "3D", "2C", "TH")), roomy
+
+    run_table(pipe, s, script)
 
 
 def test_cards_are_coloured_by_suit_unless_ascii_no_colour() -> None:

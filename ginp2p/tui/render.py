@@ -9,9 +9,10 @@ colour alone: melds are bracketed, the chosen card has a ``^^`` marker under it,
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.utils import get_cwidth
 
 from ..cards import Card
@@ -22,6 +23,7 @@ from .view import Draft, HandSummary, MatchSummary, Shown, TableView, card_order
 
 __all__ = [
     "CHOICE_KEYS",
+    "MIN_WIDTH",
     "Row",
     "draft_rows",
     "fit",
@@ -35,6 +37,8 @@ __all__ = [
     "status_row",
     "summary_rows",
     "table_rows",
+    "too_small",
+    "wrap",
 ]
 
 Row = list[tuple[str, str]]
@@ -66,6 +70,31 @@ def fit(row: Row, width: int) -> Row:
             part += ch
         out.append((style, part + "…"))
         break
+    return out
+
+
+def wrap(fragments: StyleAndTextTuples, width: int, indent: int = 3) -> StyleAndTextTuples:
+    """Lines wider than ``width`` go on over more lines, broken at a space and indented
+    by ``indent``: a card in a row of cards is never cut at the screen's edge."""
+    out: StyleAndTextTuples = []
+    for n, line in enumerate(split_lines(fragments)):
+        if n:
+            out.append(("", "\n"))
+        chars = [(f[0], ch) for f in line for ch in f[1]]
+        while True:
+            cells, cut, end = 0, None, len(chars)
+            for i, (_, ch) in enumerate(chars):
+                cells += get_cwidth(ch)
+                if cells > width:
+                    end = i
+                    break
+                if ch == " " and i > indent:
+                    cut = i
+            if end == len(chars) or cut is None:  # it fits, or has nowhere to break
+                out.extend(chars)
+                break
+            out.extend([*chars[:cut], ("", "\n")])
+            chars = [("", " " * indent), *chars[cut + 1 :]]
     return out
 
 
@@ -181,52 +210,69 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     return rows
 
 
+#: The narrowest table: a hand wraps onto more rows, but a card never breaks.
+MIN_WIDTH = 30
+
+
+def too_small(width: int, height: int, need_width: int, need_height: int) -> list[Row]:
+    """What a terminal too small for the table shows instead of a table cut short."""
+    words = (f"terminal too small: {width}x{height}; the table needs {need_width}x"
+             f"{need_height}: make it larger, or use --plain")  # fmt: skip
+    return [[("class:error", " " + line)] for line in textwrap.wrap(words, max(8, width - 2))]
+
+
 def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12,
               width: int = 80) -> list[Row]:  # fmt: skip
     """Your hand in its groups, and a marker row under the chosen card. Where the row
-    is too wide it drops its title rather than the deadwood total at its end."""
+    is too wide it drops its title, then goes on to further rows (between melds where
+    it can, between cards where a meld is wider than a row): no card is ever cut off."""
     if not v.hand:
         return [[("class:title", " your hand".ljust(label))], []]
-    row: Row = [("class:title", " your hand".ljust(label) if label > 1 else " ")]
-    marks = " " * label
-    pos = label
+    units: list[list[tuple[Row, str]]] = []  # what stays on one row: each token's cells
     dead_started = False
     for g in v.groups:
-        if g.meld:
-            row.append(("", "["))
-            pos += 1
-            marks += " "
-        else:
-            dead_started = True
-            row.append(("class:dim", "deadwood "))
-            pos += 9
-            marks += " " * 9
+        tokens: list[tuple[Row, str]] = []
         for i, c in enumerate(g.cards):
-            if i:
-                row.append(("", " "))
-                pos += 1
-                marks += " "
             name = look.name(c)
-            style = look.card_class(c)
-            if not g.meld:
-                style += " class:card.dead"
+            style = look.card_class(c) + ("" if g.meld else " class:card.dead")
             if c == selected:
                 style += " class:card.selected"
-            row.append((style, name))
             w = get_cwidth(name)
-            marks += ("^" * w) if c == selected else " " * w
-            pos += w
-        if g.meld:
-            row.append(("", "]"))
-            marks += " "
-            pos += 1
-        row.append(("", " "))
-        marks += " "
-        pos += 1
-    row.append(("class:title", f"= {v.deadwood}" if dead_started else "gin!"))
-    if label > 1 and sum(get_cwidth(text) for _, text in row) > width:
+            row: Row = [(style, name)]
+            marks = ("^" if c == selected else " ") * w
+            if i == 0 and g.meld:
+                row, marks = [("", "["), *row], " " + marks
+            elif i == 0:
+                row, marks = [("class:dim", "deadwood "), *row], " " * 9 + marks
+            if i == len(g.cards) - 1 and g.meld:
+                row, marks = [*row, ("", "]")], marks + " "
+            tokens.append((row, marks))
+        dead_started = dead_started or not g.meld
+        units += [tokens] if g.meld else [[t] for t in tokens]
+    units.append([([("class:title", f"= {v.deadwood}" if dead_started else "gin!")], "")])
+    whole = label + sum(_width(r) + 1 for unit in units for r, _ in unit) - 1
+    if label > 1 and whole > width:
         return hand_rows(v, look, selected, 1, width)
-    return [row, [("class:turn", marks.rstrip())]]
+    rows: list[Row] = []
+    row, marks = [("class:title", " your hand".ljust(label) if label > 1 else " ")], " " * label
+    used = label
+
+    def new_row() -> None:
+        nonlocal row, marks, used
+        rows.extend([row, [("class:turn", marks.rstrip())]])
+        row, marks, used = [("", " " * label)], " " * label, label
+
+    for unit in units:
+        size = sum(_width(r) + 1 for r, _ in unit) - 1
+        if used > label and used + size > width:  # the unit starts a row of its own
+            new_row()
+        for r, m in unit:
+            if used > label and used + _width(r) > width:  # a meld wider than a row
+                new_row()
+            row += [*r, ("", " ")]
+            marks += m + " "
+            used += _width(r) + 1
+    return [*rows, row, [("class:turn", marks.rstrip())]]
 
 
 def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None,

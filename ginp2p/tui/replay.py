@@ -28,6 +28,7 @@ from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
 from ..table import NAMES
 from .look import Look
+from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
 
 __all__ = ["KEYS", "Viewer", "build_app", "frame_text", "plain_lines", "run", "screen"]
@@ -376,14 +377,18 @@ def screen(viewer: Viewer, width: int = 80, height: int = 40) -> StyleAndTextTup
 def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
     look = viewer.look
     out: StyleAndTextTuples = []
-    out.extend(header(viewer, width))
+    out.extend(wrap(header(viewer, width), width))
     out.extend(_rule(width, look))
     if viewer.help:
         out.extend(help_lines())
     elif viewer.audit:
         out.extend(audit_lines(viewer.replay, width))
     else:
-        out.extend(table_lines(viewer.frame, look, viewer.replay, width))
+        out.extend(wrap(table_lines(viewer.frame, look, viewer.replay, width), width))
+        used = fragment_list_to_text(out).count("\n")
+        if width < MIN_WIDTH or used > height:  # never a hand cut off in silence
+            cols, rows = width + 1, height + 1  # the screen: the footer, the last column
+            return join_rows(too_small(cols, rows, max(MIN_WIDTH + 1, cols), used + 2), width)
         out.extend(_rule(width, look))
         out.extend(story(viewer, width))
         out.extend(_rule(width, look))

@@ -54,6 +54,7 @@ from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
 from .look import Look
 from .render import (
     CHOICE_KEYS,
+    MIN_WIDTH,
     Row,
     draft_rows,
     header_rows,
@@ -64,6 +65,7 @@ from .render import (
     status_row,
     summary_rows,
     table_rows,
+    too_small,
 )
 from .view import (
     Draft,
@@ -376,6 +378,8 @@ class TablePlayer:
         if v.phase == "discard" and v.my_turn and self.selected is not None and rules:
             after = deadwood_after(v.hand, self.selected, rules)
         rows += table_rows(v, self.look, width, self.selected, after)
+        if width < MIN_WIDTH or len(rows) > height:  # never a hand cut off in silence
+            return too_small(width, height + 2, max(MIN_WIDTH, width), len(rows) + 2)
         if self.draft is not None and rules is not None:
             rows += [[("class:dim", "─" * width)], *draft_rows(self.draft, rules, self.look, width)]
         rows.append([("class:dim", "─" * width)])
