@@ -47,6 +47,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("v", "next view: public, host, guest, all"),
     ("a", "show or hide the audit report"),
     ("?", "show or hide this help"),
+    ("Esc", "close the help or the audit; forget a typed number"),
     ("q Ctrl-C", "quit"),
 )
 FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
