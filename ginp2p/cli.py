@@ -525,10 +525,7 @@ def _mind_computer(children: list[Any], first: list[str], again: list[str], game
                            f"said is in {game.with_suffix('.out')}")  # fmt: skip
                 return
             say(f"the computer player {how}; starting it again")
-            if game.exists():
-                children.append(_spawn_computer(again, game))
-            else:
-                children.append(_spawn_computer(first, game, pair_code))
+            children.append(_spawn_computer(again if game.exists() else first, game, pair_code))
 
     task = asyncio.get_running_loop().create_task(mind())
     _MINDERS.add(task)

@@ -1303,8 +1303,12 @@ class Session:
             if self.link_up:
                 await self._send_have(reply=True)
         elif self._woke is not None and not self.settling:
-            self._woke = None
-            self.proto.frozen(None)
+            self._settled()
+
+    def _settled(self) -> None:
+        """Back from a freeze and caught up (or given up waiting): moves and claims go on."""
+        self._woke = None
+        self.proto.frozen(None)
 
     @property
     def settling(self) -> bool:
@@ -1510,8 +1514,7 @@ class Session:
             if not frame.reply and self._have_out is not None:
                 self.latency, self._have_out = self.now() - self._have_out, None
                 if self._woke is not None:  # what was sent before this answer has come
-                    self._woke = None
-                    self.proto.frozen(None)
+                    self._settled()
             self.peer_have = (frame.seq_host, frame.seq_guest)
             for wire in self.proto.missing(self.peer_have):
                 await self._send(EntryFrame(wire))
@@ -1586,14 +1589,17 @@ class Session:
             self.finishing = now
             await self._send_have(reply=True)
         confirmed = self.peer_have == p.have()
-        forfeit = p.table.forfeited
         # Our claim stands only once the other side has it: a move of theirs that it
         # has not reached beats it. So a claimant waits as long as a player may owe.
-        ours = forfeit is not None and forfeit == (p.opponent, "claim")
-        wait = max(self.linger, p.table.claim_timeout) if ours else self.linger
+        wait = max(self.linger, p.table.claim_timeout) if self._our_claim else self.linger
         if confirmed or now - self.finishing > wait:
             await self._send(ByeFrame("the match is over"))
             self._end(0, "over", self._over_words(confirmed))
+
+    @property
+    def _our_claim(self) -> bool:
+        """The match ended on our claim (the other player forfeits for not answering)."""
+        return self.proto.table.forfeited == (self.proto.opponent, "claim")
 
     def _over_words(self, confirmed: bool) -> str:
         """The last line of a finished match, and what is left to deliver."""
@@ -1602,7 +1608,7 @@ class Session:
         m = p.table.match
         end = m.end if m is not None else forfeit[1] if forfeit is not None else None
         note = "" if confirmed else " (could not confirm the other player has every entry)"
-        if not confirmed and forfeit is not None and forfeit == (p.opponent, "claim"):
+        if not confirmed and self._our_claim:
             note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
                     "that it has not reached beats it; `ginp2p resume "
                     f"{self.game_path or 'FILE'}` delivers it)")  # fmt: skip
