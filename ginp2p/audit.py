@@ -72,6 +72,7 @@ from .log import (
     FileCorrupt,
     Linear,
     Log,
+    NotALog,
     Outcome,
     Owed,
     Problem,
@@ -180,7 +181,10 @@ class Report:
                      f"the whole file: {self.verdict}"]  # fmt: skip
             cheat, owed, damage = h.cheat, h.owed, h.damage
         preset = f", preset {self.preset}" if self.preset else ""
-        lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
+        if self.entries:
+            lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
+        else:
+            lines.append("no entries: the players are not known")
         for h in chosen:
             label = "set-up" if h.hand == 0 else f"hand {h.hand}"
             what = f" - {result_words(h.result, n)}" if h.result is not None else ""
@@ -281,15 +285,16 @@ def audit(
     path: str | os.PathLike[str], *, lazy_proofs: bool = True, executor: Executor | None = None
 ) -> Report:
     """Audit a ``.ginlog`` file, read-only (no lock, no repair): a torn tail is reported,
-    never cut. OSError if the file cannot be read at all.
+    never cut. A file that is no game log at all is damaged. OSError or NotAFile if
+    there is no file to judge (:func:`~ginp2p.log.read_error` words them).
 
     ``lazy_proofs=False`` checks every proof entry by entry (slow; see the module
     docstring); ``executor`` (a thread pool) splits the curve arithmetic.
     """
     try:
         records, torn = read_records(path)
-    except FileCorrupt as exc:
-        damage = [f"the file cannot be read as a game log: {exc}"]
+    except (FileCorrupt, NotALog) as exc:  # another program's file is "unreadable" too
+        damage = [f"the file cannot be read as a game log ({exc})"]
     else:
         if torn is None or torn.reason != "empty":
             return _audit(records, [torn.text()] if torn is not None else [], lazy_proofs,

@@ -119,7 +119,12 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 
 
 class UsageError(Exception):
-    pass
+    """A mistake on the command line: one line, exit 2."""
+
+
+class FileProblem(Exception):
+    """A file the command cannot use (missing, of another kind): one line, exit 1, as
+    replay and export say of theirs."""
 
 
 def _value(text: str) -> Any:
@@ -344,14 +349,17 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     from .session import GameSetup, PeerFile, peer_path
 
     path = Path(args.file)
-    if path.suffix != ".ginlog":
+    if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
         path = path.with_suffix(".ginlog")
+    elif path.suffix != ".ginlog":
+        raise FileProblem(f"{path} is not a game: resume the game's .ginlog file "
+                          "(`ginp2p games` lists them)")  # fmt: skip
     if not path.exists():
-        raise UsageError(f"{path} does not exist")
+        raise FileProblem(f"{path}: no such file")
     try:
         side = PeerFile.load(peer_path(path))
     except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        raise FileProblem(str(exc)) from None
     player = player or side.player  # for this run only: the file keeps who plays it
     if getattr(args, "address", None):
         try:
@@ -660,6 +668,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
     directory = _log_dir(args)
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"{directory} is not a folder")
+    if args.log_dir and not directory.exists():  # a typo, not "no games yet"
+        raise UsageError(f"{directory}: no such folder")
     games = list_games(directory) if directory.exists() else []
     if not games:
         print(f"no games in {directory}")
@@ -686,18 +696,13 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
     from .audit import audit, hands_words
+    from .log import FileError, read_error
 
     path = Path(args.file)
-    if not path.is_file():
-        why = "no such file" if not path.exists() else "not a file"
-        print(f"ginp2p audit: error: {path}: {why}", file=sys.stderr)
-        return NO_VERDICT
     try:
         report = audit(path)
-    except OSError as exc:
-        print(f"ginp2p audit: error: {path}: cannot read it ({exc.strerror or exc})",
-              file=sys.stderr)  # fmt: skip
-        return NO_VERDICT
+    except (OSError, FileError) as exc:
+        return _no_verdict(args, read_error(path, exc))
     if args.hand is None:
         # --json escapes what it must itself
         text = json.dumps(report.to_json(), indent=2) if args.json else report.text()
@@ -706,8 +711,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     if chosen is None:
         numbers = [h.hand for h in report.hands if h.hand]
         have = f" ({hands_words(numbers)})" if numbers else " (no hand was dealt)"
-        print(f"ginp2p audit: error: the log has no hand {args.hand}{have}", file=sys.stderr)
-        return NO_VERDICT
+        return _no_verdict(args, f"the log has no hand {args.hand}{have}")
     if args.json:
         doc = report.to_json()
         doc["hands"] = [h for h in doc["hands"] if h["hand"] == args.hand]
@@ -717,6 +721,17 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     else:
         text = report.text(only=args.hand)
     return _verdict_out(args, text, chosen.verdict.exit_code)
+
+
+def _no_verdict(args: argparse.Namespace, why: str) -> int:
+    """Say why there is no verdict; with ``--json`` also as JSON on stdout, so a script
+    reading it finds an answer there, not nothing."""
+    print(f"ginp2p audit: error: {why}", file=sys.stderr)
+    if args.json:
+        import json
+
+        print(json.dumps({"schema": 1, "verdict": None, "exit": NO_VERDICT, "error": why}))
+    return NO_VERDICT
 
 
 def _verdict_out(args: argparse.Namespace, text: str, code: int) -> int:
@@ -1079,7 +1094,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from .log import IdentityError  # imported on failure only: `rules` needs no nacl
 
-        if isinstance(exc, IdentityError):
+        if isinstance(exc, IdentityError | FileProblem):
             why = str(exc)
         elif isinstance(exc, OSError) and exc.filename is not None:
             # a folder that is a file, a read-only folder: one line, not a traceback

@@ -54,6 +54,7 @@ __all__ = [
     "LogError",
     "LogFile",
     "NotAFile",
+    "NotALog",
     "Outcome",
     "Owed",
     "Placed",
@@ -74,6 +75,7 @@ __all__ = [
     "linearise",
     "load_or_create_identity",
     "nonce_hash",
+    "read_error",
     "read_records",
     "secrets_path",
     "sign_entry",
@@ -868,8 +870,13 @@ class FileCorrupt(FileError):
     """Bytes in the file that are no record and no torn tail (not a crash artefact)."""
 
 
-class NotAFile(FileCorrupt):
+class NotAFile(FileError):
     """A path that names a pipe or a device: reading it could block or never end."""
+
+
+class NotALog(FileError):
+    """A file that does not begin as a file of this kind: another program's file, not a
+    damaged one (every file ginp2p writes begins with its magic before any entry)."""
 
 
 class TornTailWarning(UserWarning):
@@ -1058,12 +1065,14 @@ def _parse_file(
 ) -> tuple[list[bytes], int, str | None] | None:
     """The records of a whole file's bytes, where they end and why (as
     :func:`_parse_records`); None for a file torn inside its header (or empty).
-    FileCorrupt if the bytes are not a file of this kind at all."""
+    NotALog if the bytes are not a file of this kind at all, FileCorrupt if its header
+    is damaged."""
     header = magic + ev.pack([FILE_FORMAT])
     if len(data) < len(header) and header.startswith(data):
         return None
     if not data.startswith(magic):
-        raise FileCorrupt(f"{path} is not a {magic.decode().strip()} file")
+        raise NotALog(f"{path} is not a {_KIND[magic]}: it does not begin with "
+                      f"{magic.decode().strip()}")  # fmt: skip
     unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(data))
     unpacker.feed(data[len(magic) :])
     try:
@@ -1105,9 +1114,10 @@ def read_records(
     For the audit, which must not change the file it judges. Whatever follows the last
     whole record comes back as a :class:`Torn` (nothing is cut): ``reason`` is
     "incomplete" for a torn last record, "zero bytes" for a zero-filled tail, else why
-    the bytes are no record, "empty" for an empty file. FileCorrupt if the file is not
-    of this kind at all, or not a regular file (a pipe or a device could block or
-    never end).
+    the bytes are no record, "empty" for an empty file. NotALog if the file is not of
+    this kind at all, FileCorrupt if its header is damaged, NotAFile if it is not a
+    regular file (a pipe or a device could block or never end); :func:`read_error`
+    words any of these, and the OSErrors, for a person.
     """
     magic = LogFile.MAGIC if magic is None else magic
     mode = os.stat(path).st_mode
@@ -1125,6 +1135,18 @@ def read_records(
     tail = data[end:]
     reason = "zero bytes" if not any(tail) else (why or "")
     return records, Torn(end, len(tail), reason)
+
+
+def read_error(path: str | os.PathLike[str], exc: Exception) -> str:
+    """Why :func:`read_records` could not read ``path``, in the words every command
+    uses (audit, replay and export say the same thing of the same file)."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a folder, not a game log"
+    if isinstance(exc, OSError):
+        return f"{path}: cannot read it ({exc.strerror or exc})"
+    return str(exc)
 
 
 class _RecordFile:
@@ -1294,6 +1316,7 @@ class SecretsFile(_RecordFile):
 _WHOLE = {LogFile.MAGIC: _is_wire, SecretsFile.MAGIC: _is_secret}
 """What a record of each kind of file holds (by magic): how a damaged record is told
 from a torn tail."""
+_KIND = {LogFile.MAGIC: "ginp2p game log", SecretsFile.MAGIC: "ginp2p secrets file"}
 
 
 # ------------------------------------------------------------------------- identity

@@ -36,11 +36,11 @@ from .log import (
     GUEST,
     HOST,
     Entry,
-    FileCorrupt,
+    FileError,
     Linear,
-    NotAFile,
     Owed,
     SecretsFile,
+    read_error,
     read_records,
 )
 from .match import MatchState
@@ -556,16 +556,8 @@ def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]]
     p = Path(path)
     try:
         records, torn = read_records(p)
-    except FileNotFoundError:
-        raise ReplayError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise ReplayError(f"{p} is a directory, not a game log") from None
-    except NotAFile as exc:
-        raise ReplayError(str(exc)) from None
-    except FileCorrupt as exc:
-        raise ReplayError(f"{exc} (not a ginp2p game log)") from None
-    except OSError as exc:
-        raise ReplayError(f"{p}: cannot read it ({exc.strerror or exc})") from None
+    except (OSError, FileError) as exc:
+        raise ReplayError(read_error(p, exc)) from None
     extra = [Path(s) for s in secrets]
     owner, beside = _beside(p)
     found = list(dict.fromkeys((beside if find_secrets else []) + extra))
@@ -619,7 +611,7 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
             if sp in required:
                 raise ReplayError(f"{sp}: no such secrets file") from None
             continue
-        except (OSError, FileCorrupt) as exc:
+        except (OSError, FileError) as exc:
             if sp in required:
                 raise ReplayError(f"{sp}: not a readable secrets file ({exc})") from None
             notes.append(f"{sp} ignored: not a readable secrets file")

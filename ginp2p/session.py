@@ -51,6 +51,7 @@ from .log import (
     Log,
     LogError,
     LogFile,
+    NotAFile,
     SecretsFile,
     fingerprint,
     secrets_path,
@@ -2209,7 +2210,9 @@ def list_games(directory: Path) -> list[GameInfo]:
                 result += f" [audit: {r.verdict.value}]"
         except OSError as exc:
             result = f"unreadable: {exc.strerror or exc}"
-        except Exception as exc:  # one bad file must not hide the others
+        except NotAFile:
+            result = "unreadable: a pipe or a device"
+        except Exception as exc:  # a bug on one file must not hide the others
             result = f"unreadable ({type(exc).__name__})"
         date = side.created if side is not None and side.created else "?"
         if date == "?":

@@ -68,13 +68,43 @@ def test_a_pipe_or_a_device_is_refused_at_once(command: str, tmp_path: Path) -> 
         assert b"not a file" in r.stderr and b"Traceback" not in r.stderr
 
 
+def test_audit_replay_and_export_say_the_same_of_a_file_they_cannot_read(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """One wording for one refusal, whichever command meets it; with --json the audit
+    answers in JSON even when it has no verdict."""
+    pgn = tmp_path / "last-night.pgn"
+    pgn.write_text('[Event "club night"]\n1. e4 e5\n')
+    folder = tmp_path / "games"
+    folder.mkdir()
+    cases = {folder: " is a folder, not a game log", tmp_path / "missing.ginlog": ": no such file",
+             pgn: " is not a ginp2p game log: it does not begin with GINLOG1"}  # fmt: skip
+    for path, words in cases.items():
+        said = []
+        for command in ("replay", "export") + (("audit",) if path != pgn else ()):
+            code = main([command, str(path)] + (["--plain"] if command == "replay" else []))
+            assert code == (NO_VERDICT if command == "audit" else 1)
+            out, err = capsys.readouterr()
+            assert out == "" and err == f"ginp2p {command}: error: {path}{words}\n"
+            said.append(err.split(": error: ", 1)[1].strip())
+        if path != pgn:
+            assert main(["audit", "--json", str(path)]) == NO_VERDICT
+            doc = json.loads(capsys.readouterr().out)
+            assert doc == {"schema": 1, "verdict": None, "exit": NO_VERDICT, "error": said[0]}
+    # another program's file is "unreadable", so the audit's verdict is damaged (exit
+    # 3), blaming nobody, and it invents no players
+    assert main(["audit", str(pgn)]) == 3
+    out = capsys.readouterr().out
+    assert out.startswith("ginp2p audit: DAMAGED (exit 3)\nno entries: the players are not known\n")
+    assert f"cannot be read as a game log ({said[0]})" in out
+
+
 def test_an_empty_file_is_damaged_and_nobody_owes_anything(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     empty = tmp_path / "empty.ginlog"
     empty.touch()
     assert main(["audit", str(empty)]) == 3
     out = capsys.readouterr().out
-    assert out.startswith("ginp2p audit: DAMAGED (exit 3)")
+    assert out.startswith("ginp2p audit: DAMAGED (exit 3)\nno entries: the players are not known")
     assert "the file is empty" in out and "Owed:" not in out
     assert main(["export", str(empty)]) == 1
     assert "the file is empty" in capsys.readouterr().err
@@ -202,13 +232,19 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
     games.mkdir(parents=True)
     shutil.copy(FALSE_GIN, games / "b.ginlog")
     (games / "a.ginlog").mkdir()
+    os.mkfifo(games / "c.ginlog")
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"\[audit: cheated\]\s+\S*b\.ginlog", out)
     assert re.search(r"unreadable: Is a directory\s+\S*a\.ginlog", out)
-    with pytest.raises(SystemExit) as exc:
-        main(["games", "--log-dir", str(FALSE_GIN)])
-    assert exc.value.code == 2
+    assert re.search(r"unreadable: a pipe or a device\s+\S*c\.ginlog", out)
+    for wrong, words in ((FALSE_GIN, " is not a folder"), (tmp_path / "gmaes", ": no such folder")):
+        with pytest.raises(SystemExit) as exc:
+            main(["games", "--log-dir", str(wrong)])
+        assert exc.value.code == 2
+        assert capsys.readouterr().err == f"ginp2p games: error: {wrong}{words}\n"
+    # the default folder not made yet is no mistake: a new player has no games
+    assert main(["games"]) == 0
 
 
 def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
@@ -311,3 +347,15 @@ def test_resume_without_the_secrets_file_says_so(tmp_path: Path) -> None:
     assert done.returncode == 1 and "Traceback" not in out
     assert "game.secrets is missing: it holds your seeds" in out
     assert game.read_bytes() == before and not game.with_suffix(".secrets").exists()
+
+
+def test_resume_names_the_game_by_any_of_its_files_and_refuses_others(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    pgn = tmp_path / "last-night.pgn"
+    pgn.write_text("1. e4 e5\n")
+    for given, words in ((pgn, f"{pgn} is not a game: resume the game's .ginlog file"),
+                         (tmp_path / "gone.peer", f"{tmp_path / 'gone.ginlog'}: no such file"),
+                         (tmp_path / "gone", f"{tmp_path / 'gone.ginlog'}: no such file")):
+        assert main(["resume", str(given)]) == 1  # as replay and export: not a typo'd option
+        assert capsys.readouterr().err.startswith(f"ginp2p resume: error: {words}")
+    assert pgn.read_text() == "1. e4 e5\n"

@@ -578,8 +578,9 @@ def test_torn_header_and_foreign_or_corrupt_files(tmp_path: Path) -> None:
         assert f.records == ()
     assert path.read_bytes() == b"GINLOG1\n\x91\x01"
     (tmp_path / "other.ginlog").write_bytes(b"PK\x03\x04 zip")
-    with pytest.raises(L.FileCorrupt):
+    with pytest.raises(L.NotALog, match="is not a ginp2p game log"):
         L.LogFile.open(tmp_path / "other.ginlog")
+    assert (tmp_path / "other.ginlog").read_bytes() == b"PK\x03\x04 zip", "left as it was"
     entries = write_game(path := tmp_path / "bad.ginlog")
     good = path.read_bytes()
     path.write_bytes(good + b"\x93garbage")

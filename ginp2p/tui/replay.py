@@ -605,11 +605,14 @@ def command(args: Any) -> int:
     if args.hand is not None and args.at is not None:
         return fail(2, "give --hand or --at, not both (--at numbers the entries of the log)")
     if args.hand is not None:
-        found = replay.hand_start(args.hand) if args.hand >= 1 else None
+        hands = replay.hands
+        have = f" ({hands_words(hands)})" if hands else ""
+        if args.hand < 1:  # the audit's hand 0 is the set-up; here it is where --at 1 starts
+            return fail(2, f"hands are numbered from 1{have}; the set-up before the first "
+                        "deal starts at --at 1")  # fmt: skip
+        found = replay.hand_start(args.hand)
         if found is None:
-            hands = replay.hands
-            return fail(2, f"the log has no hand {args.hand}"
-                        + (f" ({hands_words(hands)})" if hands else ""))  # fmt: skip
+            return fail(2, f"the log has no hand {args.hand}{have}")
         start = found
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if args.at is not None or args.plain or not interactive:
