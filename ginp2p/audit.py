@@ -65,22 +65,9 @@ from . import events as ev
 from . import shuffle as sh
 from .cards import Card
 from .engine import DeckKnowledge, HandResult
-from .log import (
-    GUEST,
-    HOST,
-    Entry,
-    FileCorrupt,
-    Linear,
-    Log,
-    NotALog,
-    Outcome,
-    Owed,
-    Problem,
-    game_id,
-    read_records,
-    structure_problem,
-)
+from .log import GUEST, HOST, Entry, Linear, Log, Outcome, Owed, Problem, game_id, structure_problem
 from .log import Verdict as ClaimState
+from .logfile import FileCorrupt, NotALog, read_records
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
 from .words import result_words
 

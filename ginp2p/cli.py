@@ -187,7 +187,7 @@ def _default_name(bot: bool) -> str:
 
 
 def _log_dir(args: argparse.Namespace) -> Path:
-    from .session import games_dir
+    from .gamefiles import games_dir
 
     return Path(args.log_dir) if getattr(args, "log_dir", None) else games_dir()
 
@@ -293,9 +293,9 @@ def _is_ip(host: str) -> bool:
 
 def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     """A new game: host (bind) or guest (join)."""
-    from .discovery import key_to_text
-    from .log import load_or_create_identity
-    from .session import GameSetup, PeerFile, new_game_path
+    from .gamefiles import PeerFile, new_game_path
+    from .identity import key_to_text, load_or_create_identity
+    from .session import GameSetup
 
     _check_common(args)
     bot = player == "bot"
@@ -345,8 +345,9 @@ def _default_port() -> int:
 
 def _resume(args: argparse.Namespace, player: str | None) -> int:
     from .discovery import parse_join
-    from .log import load_or_create_identity
-    from .session import GameSetup, PeerFile, peer_path
+    from .gamefiles import PeerFile, peer_path
+    from .identity import load_or_create_identity
+    from .session import GameSetup
 
     path = Path(args.file)
     if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
@@ -461,9 +462,9 @@ def _cmd_resume(args: argparse.Namespace) -> int:
 
 def _computer_home() -> Path:
     """The computer player's own identity and pins, under the user's config directory."""
-    from .log import config_dir
+    from .identity import user_dir
 
-    return config_dir() / "computer"
+    return user_dir("config") / "computer"
 
 
 PAIR_CODE_ENV = "GINP2P_PAIR_CODE"
@@ -565,10 +566,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     Without a terminal to type in (CI, a pipe), two computer players play instead and
     you watch: same processes, same protocol.
     """
-    from .discovery import key_to_text
-    from .log import load_or_create_identity
+    from .gamefiles import PeerFile, drop_reservation, new_game_path
+    from .identity import key_to_text, load_or_create_identity
     from .pairing import new_code
-    from .session import GameSetup, PeerFile, drop_reservation, new_game_path
+    from .session import GameSetup
 
     _check_common(args)
     watch = args.watch or not (sys.stdin.isatty() or args.plain)  # --plain: commands piped in
@@ -619,8 +620,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _cmd_keys(args: argparse.Namespace) -> int:
     from . import peers
-    from .discovery import key_to_text
-    from .log import load_or_create_identity
+    from .identity import key_to_text, load_or_create_identity
 
     ident = load_or_create_identity()
     try:
@@ -696,7 +696,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
     from .audit import audit, hands_words
-    from .log import FileError, read_error
+    from .logfile import FileError, read_error
 
     path = Path(args.file)
     try:
@@ -1092,7 +1092,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 0
     except Exception as exc:
-        from .log import IdentityError  # imported on failure only: `rules` needs no nacl
+        from .identity import IdentityError  # imported on failure only: `rules` needs no nacl
 
         if isinstance(exc, IdentityError | FileProblem):
             why = str(exc)

@@ -13,8 +13,6 @@ defined here once and used by the join string, the TXT record and ``peers.json``
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import contextlib
 import ipaddress
 import re
@@ -33,19 +31,17 @@ from zeroconf import (
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .events import VERSION
+from .identity import key_from_text, key_to_text
 from .words import for_screen
 
 __all__ = [
     "DEFAULT_PORT",
-    "KEY_TEXT_LENGTH",
     "SERVICE_TYPE",
     "Advertisement",
     "Found",
     "Interfaces",
     "browse",
     "format_join",
-    "key_from_text",
-    "key_to_text",
     "lan_addresses",
     "parse_join",
 ]
@@ -54,37 +50,9 @@ SERVICE_TYPE = "_ginp2p._tcp.local."
 PROTOCOL_VERSION = str(VERSION)
 """TXT ``v``: the entry format version (events.VERSION), which decides compatibility."""
 DEFAULT_PORT = 52801
-KEY_TEXT_LENGTH = 52
 
 Interfaces = Sequence[str | int] | InterfaceChoice
 """What python-zeroconf's ``interfaces=`` takes: addresses to bind, or a choice."""
-
-# ------------------------------------------------------------------- key text
-
-
-def key_to_text(key: bytes) -> str:
-    """A 32-byte public key as 52 lowercase base32 letters: no padding, no case
-    ambiguity, nothing a shell or a URL would mangle."""
-    if len(key) != 32:
-        raise ValueError(f"a public key has 32 bytes, not {len(key)}")
-    return base64.b32encode(key).decode("ascii").rstrip("=").lower()
-
-
-def key_from_text(text: str) -> bytes:
-    """The inverse of :func:`key_to_text`; any case, surrounding blanks ignored."""
-    cleaned = text.strip().upper()
-    if len(cleaned) != KEY_TEXT_LENGTH:
-        raise ValueError(
-            f"a key is {KEY_TEXT_LENGTH} base32 letters (a-z, 2-7), not {len(cleaned)} characters"
-        )
-    try:
-        key = base64.b32decode(cleaned + "====", casefold=False)
-    except (binascii.Error, ValueError):
-        raise ValueError("a key is written with the letters a-z and the digits 2-7") from None
-    if key_to_text(key) != cleaned.lower():  # non-zero trailing bits: not canonical
-        raise ValueError("this is not a key: its last letter is impossible (a typo?)")
-    return key
-
 
 # ---------------------------------------------------------------- join string
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from .discovery import key_from_text, key_to_text
-from .log import config_dir, fingerprint, replace_atomically
+from .identity import fingerprint, key_from_text, key_to_text, user_dir
+from .logfile import replace_atomically
 
 __all__ = [
     "PEERS_FILE",
@@ -64,7 +64,7 @@ class Peer:
 
 
 def _path(home: Home) -> Path:
-    return config_dir(home) / PEERS_FILE
+    return user_dir("config", home) / PEERS_FILE
 
 
 def _read(path: Path) -> list[Peer]:

@@ -32,17 +32,9 @@ from . import shuffle as sh
 from .audit import Report, fold_records, judge
 from .cards import Card
 from .engine import Action, Declaration, HandResult, HandState, Phase
-from .log import (
-    GUEST,
-    HOST,
-    Entry,
-    FileError,
-    Linear,
-    Owed,
-    SecretsFile,
-    read_error,
-    read_records,
-)
+from .gamefiles import PeerFile, peer_path
+from .log import GUEST, HOST, Entry, Linear, Owed
+from .logfile import FileError, SecretsFile, read_error, read_records, secrets_path
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
@@ -534,9 +526,6 @@ def _beside(path: Path) -> tuple[int | None, list[Path]]:
     """Who kept this log (its ``.peer`` file), and the secrets files that may belong
     to the game: beside the log, and beside the computer player's own log of a
     ``ginp2p play`` game."""
-    from .log import secrets_path
-    from .session import PeerFile, peer_path
-
     out = [secrets_path(path)]
     try:
         side = PeerFile.load(peer_path(path))

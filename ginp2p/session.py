@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
-import json
 import os
 import re
 import signal
@@ -33,29 +31,17 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 from . import __version__, engine
-from .discovery import key_from_text, key_to_text
 from .engine import Action, HandEnd, HandState
 from .events import LocalProtocolError
-from .log import (
-    ANOTHER_GAME,
-    GUEST,
-    HOST,
-    Entry,
-    FileLocked,
-    Identity,
-    Log,
-    LogError,
-    LogFile,
-    NotAFile,
-    SecretsFile,
-    fingerprint,
-    secrets_path,
-)
+from .gamefiles import PeerFile, drop_reservation, peer_path
+from .identity import Identity, fingerprint, key_to_text
+from .log import ANOTHER_GAME, GUEST, HOST, Entry, Log, LogError
+from .logfile import FileLocked, LogFile, NotAFile, SecretsFile, secrets_path
 from .match import MatchEnd
 from .net import (
     MAX_BACKLOG,
@@ -102,7 +88,6 @@ __all__ = [
     "GameSetup",
     "JoinError",
     "LinePlayer",
-    "PeerFile",
     "QuitCmd",
     "ResignCmd",
     "RulesCmd",
@@ -111,140 +96,20 @@ __all__ = [
     "SessionResult",
     "StopCmd",
     "admit_guest",
-    "data_dir",
     "describe_action",
     "describe_rules",
-    "games_dir",
     "list_games",
-    "new_game_path",
     "open_game",
     "pair_with_host",
     "parse_command",
-    "peer_path",
     "run_game",
 ]
 
-PEER_FORMAT = "ginp2p-peer/1"
 #: Test-only: make the process SIGKILL itself at a chosen point (``seeds:H`` right
 #: after the seeds of hand H are on disk, before the commit that depends on them is
 #: sent; ``send:N`` right before our N-th entry goes out, after it is saved).
 CRASH_ENV = "GINP2P_CRASH_AT"
 CRASH_CODE = 86
-
-
-# ------------------------------------------------------------------------ files
-
-
-def data_dir() -> Path:
-    """Where games are kept: $GINP2P_HOME, else the platform's user data directory."""
-    if env := os.environ.get("GINP2P_HOME"):
-        return Path(env)
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Application Support" / "ginp2p"
-    if os.name == "nt" and (local := os.environ.get("LOCALAPPDATA")):
-        return Path(local) / "ginp2p"
-    xdg = os.environ.get("XDG_DATA_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".local" / "share") / "ginp2p"
-
-
-def games_dir() -> Path:
-    return data_dir() / "games"
-
-
-def peer_path(log_path: str | os.PathLike[str]) -> Path:
-    """``NAME.peer`` beside ``NAME.ginlog``."""
-    return Path(log_path).with_suffix(".peer")
-
-
-def new_game_path(directory: Path, role: str) -> Path:
-    """A fresh ``YYYYMMDD-HHMMSS-ROLE[-N].ginlog`` in ``directory`` (created), reserved:
-    its ``.peer`` is created empty, exclusively, so two games started in one second
-    never share a file. The game's own ``.peer`` replaces it once the files are open;
-    :func:`drop_reservation` removes it if the game never began."""
-    try:
-        directory.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:  # a file of that name (mkdir's own words would puzzle)
-        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(directory)) from None
-    stem = f"{time.strftime('%Y%m%d-%H%M%S')}-{role}"
-    for n in range(1, 1000):
-        path = directory / (f"{stem}.ginlog" if n == 1 else f"{stem}-{n}.ginlog")
-        if path.exists():
-            continue
-        try:
-            os.close(os.open(peer_path(path), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644))
-        except FileExistsError:
-            continue
-        return path
-    raise FileExistsError(f"no free game file name in {directory}")
-
-
-def drop_reservation(path: Path) -> None:
-    """Remove the empty ``.peer`` that :func:`new_game_path` reserved ``path`` with, if
-    the game never opened its files."""
-    sidecar = peer_path(path)
-    with contextlib.suppress(OSError):
-        if not path.exists() and sidecar.stat().st_size == 0:
-            sidecar.unlink()
-
-
-@dataclass
-class PeerFile:
-    """The sidecar ``NAME.peer``: what a restart needs besides the log and the secrets.
-
-    JSON object, ``format`` = "ginp2p-peer/1"; keys as the fields below. Keys are
-    Ed25519 public keys as 52 lowercase base32 letters. The host's ``host``/``port``
-    are where it listens (``port`` the one really bound); the guest's, where it
-    connects. ``rules`` is every setting (RuleSet.to_dict) and only matters to the host
-    until its hello is written; a guest's ``rules`` are the ones it insists on, if any.
-    """
-
-    role: str  # "host" or "guest"
-    name: str
-    player: str = "human"  # "human" or "bot": what `ginp2p resume` continues with
-    peer_key: str | None = None  # the opponent's key (a guest always has the host's)
-    host: str = "0.0.0.0"
-    port: int = 0
-    rules: dict[str, Any] | None = None
-    k: int = 20
-    claim_timeout: int = 120
-    created: str = ""
-    computer_game: str | None = None  # `ginp2p play`: the computer player's own game file
-    version: str = __version__
-    format: str = PEER_FORMAT
-
-    @property
-    def me(self) -> int:
-        return HOST if self.role == "host" else GUEST
-
-    @property
-    def peer_public_key(self) -> bytes | None:
-        return key_from_text(self.peer_key) if self.peer_key else None
-
-    def ruleset(self) -> RuleSet | None:
-        return RuleSet.from_dict(dict(self.rules)) if self.rules is not None else None
-
-    def save(self, path: Path) -> None:
-        """Atomically: a crash leaves the old or the new file."""
-        from .log import replace_atomically
-
-        data = json.dumps(asdict(self), indent=1, sort_keys=True).encode() + b"\n"
-        replace_atomically(path, data, 0o644)
-
-    @classmethod
-    def load(cls, path: Path) -> PeerFile:
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ValueError(f"{path} is missing: it says how to rejoin the game") from None
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"{path} is unreadable: {exc}") from None
-        if not isinstance(data, dict) or data.get("format") != PEER_FORMAT:
-            raise ValueError(f"{path} is not a {PEER_FORMAT} file")
-        known = set(cls.__dataclass_fields__)
-        try:
-            return cls(**{k: v for k, v in data.items() if k in known})
-        except TypeError as exc:
-            raise ValueError(f"{path}: {exc}") from None
 
 
 # ------------------------------------------------------------------------ commands

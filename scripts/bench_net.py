@@ -37,7 +37,9 @@ import zmq.asyncio
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from ginp2p import bot
-from ginp2p.log import GUEST, HOST, LogFile, load_or_create_identity
+from ginp2p.identity import load_or_create_identity
+from ginp2p.log import GUEST, HOST
+from ginp2p.logfile import LogFile
 from ginp2p.net import EntryFrame, GuestEndpoint, HostEndpoint, LinkUp, Received
 from ginp2p.protocol import PeerProtocol, Save, Send
 from ginp2p.rules import get_preset

@@ -69,7 +69,8 @@ from ginp2p.fakelink import (
     wrong_key,
     wrong_stock_key,
 )
-from ginp2p.log import GUEST, HOST, Entry, LogFile
+from ginp2p.log import GUEST, HOST, Entry
+from ginp2p.logfile import LogFile
 from ginp2p.protocol import PeerProtocol
 from ginp2p.rules import PRESETS, RuleSet
 from ginp2p.table import HandFold

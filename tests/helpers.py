@@ -12,7 +12,7 @@ from ginp2p import engine
 from ginp2p.cards import Card, deck, parse_cards
 from ginp2p.engine import DeckKnowledge, HandState
 from ginp2p.fakelink import FakeLink, Side, make_pair
-from ginp2p.log import LogFile, SecretsFile, secrets_path
+from ginp2p.logfile import LogFile, SecretsFile, secrets_path
 from ginp2p.rules import RuleSet
 from ginp2p.table import HandDealt
 

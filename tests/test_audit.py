@@ -19,7 +19,8 @@ from ginp2p import events as ev
 from ginp2p import shuffle as sh
 from ginp2p.audit import Report, Verdict, _one_opener, audit, audit_records, worst
 from ginp2p.fakelink import FakeLink, Side, make_pair
-from ginp2p.log import GUEST, HOST, Entry, Log, LogFile, claim_body, sign_entry
+from ginp2p.log import GUEST, HOST, Entry, Log, claim_body, sign_entry
+from ginp2p.logfile import LogFile
 from ginp2p.protocol import PeerProtocol
 from ginp2p.rules import get_preset
 from ginp2p.table import Table

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 
 from ginp2p import cli
-from ginp2p.discovery import key_to_text
-from ginp2p.log import load_or_create_identity
+from ginp2p.identity import key_to_text, load_or_create_identity
 
 from .test_session_support import CODE, SHORT, Peer, assert_same_and_clean, host
 

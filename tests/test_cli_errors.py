@@ -251,7 +251,7 @@ def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """A read-only GINP2P_HOME (tests run as root, so the refusal is made by hand)."""
-    from ginp2p import log
+    from ginp2p import identity
 
     real_open = os.open
 
@@ -260,7 +260,7 @@ def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
             raise PermissionError(13, "Permission denied", str(path))
         return real_open(path, flags, *rest)
 
-    monkeypatch.setattr(log.os, "open", read_only)
+    monkeypatch.setattr(identity.os, "open", read_only)
     assert main(["keys"]) == 1
     err = capsys.readouterr().err
     assert err.startswith("ginp2p keys: error: cannot create your key in ")
@@ -316,27 +316,27 @@ def test_a_name_the_other_side_would_refuse_is_refused_before_the_game(
 
 def test_two_games_started_in_one_second_never_share_a_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    from ginp2p import session
+    from ginp2p import gamefiles, session
 
-    monkeypatch.setattr(session.time, "strftime", lambda fmt: "20261124-021357")
-    a = session.new_game_path(tmp_path, "host")
-    b = session.new_game_path(tmp_path, "host")
+    monkeypatch.setattr(gamefiles.time, "strftime", lambda fmt: "20261124-021357")
+    a = gamefiles.new_game_path(tmp_path, "host")
+    b = gamefiles.new_game_path(tmp_path, "host")
     assert a.name == "20261124-021357-host.ginlog" and b.name == "20261124-021357-host-2.ginlog"
-    assert session.peer_path(a).exists(), "reserved before the game opens its files"
-    session.drop_reservation(a)
-    assert not session.peer_path(a).exists()
+    assert gamefiles.peer_path(a).exists(), "reserved before the game opens its files"
+    gamefiles.drop_reservation(a)
+    assert not gamefiles.peer_path(a).exists()
     # and a file that holds a game is never opened as a new one
     shutil.copy(CORPUS / "clean-classic.ginlog", b)
     before = b.read_bytes()
     with pytest.raises(RuntimeError, match="already holds another game"):
         session.open_game(b, new=True)
     assert b.read_bytes() == before
-    session.drop_reservation(b)  # not a reservation any more: its game is there
-    assert session.peer_path(b).exists()
+    gamefiles.drop_reservation(b)  # not a reservation any more: its game is there
+    assert gamefiles.peer_path(b).exists()
 
 
 def test_resume_without_the_secrets_file_says_so(tmp_path: Path) -> None:
-    from ginp2p.session import PeerFile
+    from ginp2p.gamefiles import PeerFile
 
     game = tmp_path / "game.ginlog"
     shutil.copy(CORPUS / "clean-classic.ginlog", game)

@@ -21,17 +21,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ginp2p.discovery import (
-    KEY_TEXT_LENGTH,
     PROTOCOL_VERSION,
     SERVICE_TYPE,
     Found,
     browse,
     format_join,
-    key_from_text,
-    key_to_text,
     lan_addresses,
     parse_join,
 )
+from ginp2p.identity import KEY_TEXT_LENGTH, key_from_text, key_to_text
 
 KEY = bytes(nacl.signing.SigningKey.generate().verify_key)
 

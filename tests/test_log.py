@@ -21,7 +21,10 @@ from hypothesis import strategies as st
 from nacl.signing import SigningKey
 
 from ginp2p import events as E
+from ginp2p import identity as I
 from ginp2p import log as L
+from ginp2p import logfile as F
+from ginp2p.gamefiles import games_dir
 from ginp2p.log import GUEST, HOST, Outcome, Verdict
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -494,7 +497,7 @@ def write_game(path: Path) -> list[L.Entry]:
     concurrent(host, guest, "commit", "commit")
     say(host, "discard")
     entries = host.log.entries()
-    with L.LogFile.open(path) as f:
+    with F.LogFile.open(path) as f:
         for e in entries:
             f.append(e)
     return entries
@@ -503,10 +506,10 @@ def write_game(path: Path) -> list[L.Entry]:
 def test_log_file_round_trip_keeps_arrival_order_and_repeats(tmp_path: Path) -> None:
     path = tmp_path / "game.ginlog"
     entries = write_game(path)
-    with L.LogFile.open(path) as f:
+    with F.LogFile.open(path) as f:
         assert f.records == tuple(e.wire for e in entries) and f.torn is None
         f.append(entries[0].wire)  # a repeat is stored as it arrived
-    with L.LogFile.open(path) as f:
+    with F.LogFile.open(path) as f:
         assert len(f.records) == len(entries) + 1
         log, results = f.load()
     assert log.ids() == {e.id for e in entries}
@@ -527,12 +530,12 @@ def test_a_torn_tail_is_cut_at_every_offset(tmp_path: Path) -> None:
         torn.write_bytes(full[:cut])
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            f = L.LogFile.open(torn)
+            f = F.LogFile.open(torn)
         with f:
             assert f.records == tuple(e.wire for e in entries[:-1]), cut
             if cut > start:
-                assert f.torn == L.Torn(start, cut - start, "incomplete")
-                assert [w.category for w in caught] == [L.TornTailWarning]
+                assert f.torn == F.Torn(start, cut - start, "incomplete")
+                assert [w.category for w in caught] == [F.TornTailWarning]
             else:
                 assert f.torn is None and not caught
             assert torn.stat().st_size == start
@@ -556,17 +559,17 @@ def test_a_damaged_length_is_not_mistaken_for_a_torn_tail(tmp_path: Path) -> Non
     for k, at in enumerate(starts[:-1]):
         width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[full[at]]
         length = len(full) - (at + 1 + width) + 1  # one byte past the end of the file
-        if length >= 256**width or length > L.MAX_RECORD:
+        if length >= 256**width or length > F.MAX_RECORD:
             continue
         tried += 1
         bad = full[: at + 1] + length.to_bytes(width, "big") + full[at + 1 + width :]
         path.write_bytes(bad)
-        with pytest.raises(L.FileCorrupt, match="damaged record length"):
-            L.LogFile.open(path)
+        with pytest.raises(F.FileCorrupt, match="damaged record length"):
+            F.LogFile.open(path)
         assert path.read_bytes() == bad, "nothing cut"
-        records, torn = L.read_records(path)
+        records, torn = F.read_records(path)
         assert len(records) == k and torn is not None and "damaged" in torn.reason
-        with pytest.warns(L.TornTailWarning), L.LogFile.open(path, repair=True) as f:
+        with pytest.warns(F.TornTailWarning), F.LogFile.open(path, repair=True) as f:
             assert len(f.records) == k
     assert tried >= 10, "the game has records to damage"
 
@@ -574,22 +577,22 @@ def test_a_damaged_length_is_not_mistaken_for_a_torn_tail(tmp_path: Path) -> Non
 def test_torn_header_and_foreign_or_corrupt_files(tmp_path: Path) -> None:
     path = tmp_path / "new.ginlog"
     path.write_bytes(b"GINLO")
-    with pytest.warns(L.TornTailWarning), L.LogFile.open(path) as f:
+    with pytest.warns(F.TornTailWarning), F.LogFile.open(path) as f:
         assert f.records == ()
     assert path.read_bytes() == b"GINLOG1\n\x91\x01"
     (tmp_path / "other.ginlog").write_bytes(b"PK\x03\x04 zip")
-    with pytest.raises(L.NotALog, match="is not a ginp2p game log"):
-        L.LogFile.open(tmp_path / "other.ginlog")
+    with pytest.raises(F.NotALog, match="is not a ginp2p game log"):
+        F.LogFile.open(tmp_path / "other.ginlog")
     assert (tmp_path / "other.ginlog").read_bytes() == b"PK\x03\x04 zip", "left as it was"
     entries = write_game(path := tmp_path / "bad.ginlog")
     good = path.read_bytes()
     path.write_bytes(good + b"\x93garbage")
-    with pytest.raises(L.FileCorrupt):
-        L.LogFile.open(path)
-    with pytest.warns(L.TornTailWarning), L.LogFile.open(path, repair=True) as f:
+    with pytest.raises(F.FileCorrupt):
+        F.LogFile.open(path)
+    with pytest.warns(F.TornTailWarning), F.LogFile.open(path, repair=True) as f:
         assert len(f.records) == len(entries)
     path.write_bytes(good + bytes(100))  # zeros a crash left behind
-    with pytest.warns(L.TornTailWarning), L.LogFile.open(path) as f:
+    with pytest.warns(F.TornTailWarning), F.LogFile.open(path) as f:
         assert len(f.records) == len(entries)
 
 
@@ -599,7 +602,7 @@ def test_a_full_disk_leaves_the_old_file_whole_and_no_temporary(
     """The pins and a game's sidecar are replaced whole: a write that fails half way
     (a full disk) leaves the old file as it was and no temporary file behind."""
     path = tmp_path / "peers.toml"
-    L.replace_atomically(path, b"old contents\n", 0o600)
+    F.replace_atomically(path, b"old contents\n", 0o600)
     real_write = os.write
 
     def half_then_full(fd: int, data: Any) -> int:
@@ -607,13 +610,13 @@ def test_a_full_disk_leaves_the_old_file_whole_and_no_temporary(
             return real_write(fd, bytes(data[:4]))
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(L.os, "write", half_then_full)
+    monkeypatch.setattr(F.os, "write", half_then_full)
     with pytest.raises(OSError, match="No space left"):
-        L.replace_atomically(path, b"new contents, longer than the old\n", 0o600)
+        F.replace_atomically(path, b"new contents, longer than the old\n", 0o600)
     monkeypatch.undo()
     assert path.read_bytes() == b"old contents\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.toml"]
-    L.replace_atomically(path, b"new\n", 0o600)
+    F.replace_atomically(path, b"new\n", 0o600)
     assert path.read_bytes() == b"new\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
@@ -621,7 +624,7 @@ def test_the_lock_refuses_a_second_opener(tmp_path: Path) -> None:
     path = tmp_path / "game.ginlog"
     code = textwrap.dedent(
         f"""
-        from ginp2p.log import LogFile, FileLocked
+        from ginp2p.logfile import LogFile, FileLocked
         try:
             LogFile.open({str(path)!r})
         except FileLocked:
@@ -637,9 +640,9 @@ def test_the_lock_refuses_a_second_opener(tmp_path: Path) -> None:
         run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
         return run.stdout.strip() + run.stderr
 
-    with L.LogFile.open(path):
-        with pytest.raises(L.FileLocked):
-            L.LogFile.open(path)
+    with F.LogFile.open(path):
+        with pytest.raises(F.FileLocked):
+            F.LogFile.open(path)
         assert other_process() == "locked"
     assert other_process() == "opened"
 
@@ -652,7 +655,7 @@ def test_append_fsyncs_before_returning(tmp_path: Path, monkeypatch: pytest.Monk
     )
     host, _ = start()
     entry = say(host, "chat")
-    with L.LogFile.open(tmp_path / "g.ginlog") as f:
+    with F.LogFile.open(tmp_path / "g.ginlog") as f:
         calls.clear()
         f.append(entry)
         size = (tmp_path / "g.ginlog").stat().st_size
@@ -666,7 +669,7 @@ def test_secrets_file_mode_and_fsync_before_the_commit(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     log_path = tmp_path / "game.ginlog"
-    spath = L.secrets_path(log_path)
+    spath = F.secrets_path(log_path)
     assert spath == tmp_path / "game.secrets"
     calls: list[tuple[str, int]] = []
     real = os.fsync
@@ -678,7 +681,7 @@ def test_secrets_file_mode_and_fsync_before_the_commit(
 
     old = os.umask(0)
     try:
-        secrets, logfile = L.SecretsFile.open(spath), L.LogFile.open(log_path)
+        secrets, logfile = F.SecretsFile.open(spath), F.LogFile.open(log_path)
     finally:
         os.umask(old)
     assert stat.S_IMODE(spath.stat().st_mode) == 0o600
@@ -691,29 +694,29 @@ def test_secrets_file_mode_and_fsync_before_the_commit(
     assert calls[0][1] == spath.stat().st_size  # the seeds were written before the sync
     secrets.close()
     logfile.close()
-    with L.SecretsFile.open(spath) as again:
+    with F.SecretsFile.open(spath) as again:
         assert again.seeds(1) == (b"p" * 32, b"k" * 32) and again.seeds(2) is None
         again.put_seeds(1, b"p" * 32, b"k" * 32)  # the same seeds: nothing to do
-        with pytest.raises(L.SecretsError):
+        with pytest.raises(F.SecretsError):
             again.put_seeds(1, b"x" * 32, b"k" * 32)
 
 
 def test_a_challenge_is_answered_once(tmp_path: Path) -> None:
     path = tmp_path / "g.secrets"
-    with L.SecretsFile.open(path) as s:
+    with F.SecretsFile.open(path) as s:
         assert not s.already_answered(1, 1)
         s.record_answer(1, 1, b"\x0f\xf0\x01")
         assert s.already_answered(1, 1) and not s.already_answered(1, 2)
         s.record_answer(1, 1, b"\x0f\xf0\x01")  # the same challenge again (a resend)
-        with pytest.raises(L.SecretsError):
+        with pytest.raises(F.SecretsError):
             s.record_answer(1, 1, b"\x0f\xf0\x02")
-    with L.SecretsFile.open(path) as s:  # and after a restart
+    with F.SecretsFile.open(path) as s:  # and after a restart
         assert s.answered(1, 1) == b"\x0f\xf0\x01"
-        with pytest.raises(L.SecretsError):
+        with pytest.raises(F.SecretsError):
             s.record_answer(1, 1, b"\x00")
     full = path.read_bytes()
     path.write_bytes(full[:-3])
-    with pytest.warns(L.TornTailWarning), L.SecretsFile.open(path) as s:
+    with pytest.warns(F.TornTailWarning), F.SecretsFile.open(path) as s:
         assert not s.already_answered(1, 1)
 
 
@@ -729,42 +732,49 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_identity_created_once_with_mode_0600(home: Path) -> None:
-    me = L.load_or_create_identity()
+    me = I.load_or_create_identity()
     assert me.path == home / "identity.key"
     assert stat.S_IMODE(me.path.stat().st_mode) == 0o600
-    assert L.load_or_create_identity().public_key == me.public_key
-    assert L.load_or_create_identity(home).public_key == me.public_key
+    assert I.load_or_create_identity().public_key == me.public_key
+    assert I.load_or_create_identity(home).public_key == me.public_key
     assert [p.name for p in home.iterdir()] == ["identity.key"]
     assert not (home.parent / "not-home").exists() and not (home.parent / "xdg").exists()
 
 
 def test_curve_keys_and_fingerprint(home: Path) -> None:
-    me = L.load_or_create_identity()
+    me = I.load_or_create_identity()
     pub, sec = me.curve_public_key, me.curve_secret_key
     assert len(pub) == len(sec) == 32
     assert nacl.bindings.crypto_scalarmult_base(sec) == pub
     fp = me.fingerprint
-    assert len(fp) == 19 and fp.count("-") == 3 and fp == L.fingerprint(me.public_key)
-    assert L.fingerprint(b"x" * 32) != fp
+    assert len(fp) == 19 and fp.count("-") == 3 and fp == I.fingerprint(me.public_key)
+    assert I.fingerprint(b"x" * 32) != fp
 
 
-def test_config_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_where_the_key_and_the_games_are_kept(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:  # fmt: skip
     monkeypatch.delenv("GINP2P_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "not-home"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
     if sys.platform.startswith("linux"):
-        assert L.config_dir() == tmp_path / "xdg" / "ginp2p"
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "g"))
-    assert L.config_dir() == tmp_path / "g"
-    assert L.config_dir(tmp_path / "h") == tmp_path / "h"
+        assert I.user_dir() == tmp_path / "xdg" / "ginp2p"
+        assert I.user_dir("data") == tmp_path / "xdg-data" / "ginp2p"
+        monkeypatch.delenv("XDG_DATA_HOME")
+        assert I.user_dir("data") == tmp_path / "not-home" / ".local" / "share" / "ginp2p"
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "g"))  # one folder for both
+    assert I.user_dir() == I.user_dir("data") == tmp_path / "g"
+    assert games_dir() == tmp_path / "g" / "games"
+    assert I.user_dir("config", tmp_path / "h") == tmp_path / "h"
 
 
 def test_a_loose_or_damaged_identity_file(home: Path) -> None:
-    me = L.load_or_create_identity()
+    me = I.load_or_create_identity()
     assert me.path
     os.chmod(me.path, 0o644)
     with pytest.warns(UserWarning):
-        assert L.load_or_create_identity().public_key == me.public_key
+        assert I.load_or_create_identity().public_key == me.public_key
     assert stat.S_IMODE(me.path.stat().st_mode) == 0o600
     me.path.write_text("garbage\n")
-    with pytest.raises(L.IdentityError):
-        L.load_or_create_identity()
+    with pytest.raises(I.IdentityError):
+        I.load_or_create_identity()

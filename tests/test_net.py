@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ginp2p.log import Identity, load_or_create_identity
+from ginp2p.identity import Identity, load_or_create_identity
 from ginp2p.net import (
     MAX_BACKLOG,
     NET_VERSION,

@@ -19,8 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginp2p import peers
-from ginp2p.discovery import key_to_text
-from ginp2p.log import Identity, fingerprint, load_or_create_identity
+from ginp2p.identity import Identity, fingerprint, key_to_text, load_or_create_identity
 from ginp2p.pairing import (
     WORDS,
     GuestPairing,

@@ -27,16 +27,8 @@ from ginp2p.audit import audit_records
 from ginp2p.cards import Card, deck
 from ginp2p.engine import DeckKnowledge
 from ginp2p.fakelink import FakeLink, Faults, Side, bot_player, make_pair, settle
-from ginp2p.log import (
-    GUEST,
-    HOST,
-    Entry,
-    Log,
-    LogFile,
-    SecretsFile,
-    Verdict,
-    first_dealer,
-)
+from ginp2p.log import GUEST, HOST, Entry, Log, Verdict, first_dealer
+from ginp2p.logfile import LogFile, SecretsFile
 from ginp2p.match import MatchEnd, MatchState
 from ginp2p.protocol import (
     Dropped,

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from ginp2p.audit import audit
-from ginp2p.discovery import key_to_text
-from ginp2p.log import GUEST, Entry, load_or_create_identity
+from ginp2p.identity import key_to_text, load_or_create_identity
+from ginp2p.log import GUEST, Entry
 
 from .test_session_support import (
     CODE,

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ginp2p.audit import audit
-from ginp2p.log import read_records
+from ginp2p.logfile import read_records
 
 GUARD = 90.0  # seconds: a generous failure guard, never a measurement
 SHORT = ["--set", "game_target=30"]  # one to three hands

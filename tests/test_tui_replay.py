@@ -25,7 +25,8 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from ginp2p import events as ev
 from ginp2p.audit import audit
 from ginp2p.cli import main
-from ginp2p.log import GUEST, HOST, secrets_path
+from ginp2p.log import GUEST, HOST
+from ginp2p.logfile import secrets_path
 from ginp2p.protocol import PeerProtocol
 from ginp2p.replay import ReplayError, load
 from ginp2p.rules import get_preset

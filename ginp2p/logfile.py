@@ -1,0 +1,509 @@
+"""The files that keep a game: the log (``.ginlog``) and the player's secrets
+(``.secrets``), append-only, locked to one process, fsync'd before returning, so a
+caller can send or act right after.
+
+A file is a magic line, a format version and msgpack-bin records. A crash can tear
+only the last record; a reader tells that from damage (:func:`read_records`), and
+:func:`read_error` words every way a file can fail to be read, for all commands alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from . import events as ev
+from .log import Added, Entry, Log
+
+__all__ = [
+    "FileCorrupt",
+    "FileError",
+    "FileLocked",
+    "LogFile",
+    "NotAFile",
+    "NotALog",
+    "SecretsError",
+    "SecretsFile",
+    "Torn",
+    "TornTailWarning",
+    "fsync",
+    "fsync_dir",
+    "read_error",
+    "read_records",
+    "replace_atomically",
+    "secrets_path",
+    "write_all",
+]
+
+
+class FileError(Exception):
+    """A log or secrets file that cannot be used."""
+
+
+class FileLocked(FileError):
+    """Another process holds the file (one process per game file)."""
+
+
+class FileCorrupt(FileError):
+    """Bytes in the file that are no record and no torn tail (not a crash artefact)."""
+
+
+class NotAFile(FileError):
+    """A path that names a pipe or a device: reading it could block or never end."""
+
+
+class NotALog(FileError):
+    """A file that does not begin as a file of this kind: another program's file, not a
+    damaged one (every file ginp2p writes begins with its magic before any entry)."""
+
+
+class TornTailWarning(UserWarning):
+    """The file ended inside a record (a crash while writing); it was cut back."""
+
+
+@dataclass(frozen=True, slots=True)
+class Torn:
+    """Bytes after the last whole record: ``dropped`` bytes from ``offset`` (a writer
+    cuts them; a reader only reports them). ``reason``: "incomplete" (a torn last
+    record), "zero bytes", "torn header", "empty" (no header at all), or why the bytes
+    are no record."""
+
+    offset: int
+    dropped: int
+    reason: str
+
+    def text(self) -> str:
+        """The damage in words, as the audit and the replay report it."""
+        if self.reason == "empty":
+            return "the file is empty: it holds no header and no entry"
+        if self.reason in ("incomplete", "zero bytes", "torn header"):
+            return (f"the file is torn: {self.dropped} bytes at byte {self.offset} are no "
+                    f"whole record ({self.reason})")  # fmt: skip
+        return (f"unreadable bytes at byte {self.offset} ({self.reason}): the last "
+                f"{self.dropped} bytes of the file were not read")  # fmt: skip
+
+
+MAX_RECORD = ev.MAX_WIRE
+FILE_FORMAT = 1
+_BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}
+
+
+def fsync(fd: int) -> None:
+    """Durable before returning: what is sent or acted on after it survives a crash."""
+    os.fsync(fd)
+    if sys.platform == "darwin":  # fsync does not reach the platter on macOS
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a new file's directory entry durable too."""
+    if os.name != "posix":
+        return
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (it may write fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def replace_atomically(path: Path, data: bytes, mode: int) -> None:
+    """Write ``path`` whole or not at all (write, fsync, rename, fsync the folder): a
+    crash leaves the old or the new file, a failed write no temporary file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            write_all(fd, data)
+            fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path)
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows: lock the first byte instead
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        except OSError as exc:
+            raise FileLocked(f"{path} is open in another ginp2p process") from exc
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        raise FileLocked(f"{path} is open in another ginp2p process") from exc
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_records(data: bytes, pos: int, whole: Callable[[Any], bool] | None = None
+                   ) -> tuple[list[bytes], int, str | None]:  # fmt: skip
+    """Whole msgpack-bin records from ``pos``: (records, end of the last whole one, why
+    parsing stopped early or None). A record longer than what is left is "incomplete"
+    (a crash's torn tail) unless records that ``whole`` accepts follow it."""
+    out: list[bytes] = []
+    n = len(data)
+    while pos < n:
+        width = _BIN_WIDTH.get(data[pos])
+        if width is None:
+            return out, pos, "a byte that starts no record"
+        if pos + 1 + width > n:
+            return out, pos, "incomplete"
+        length = int.from_bytes(data[pos + 1 : pos + 1 + width], "big")
+        if length > MAX_RECORD:
+            return out, pos, "a record longer than any entry"
+        end = pos + 1 + width + length
+        if end > n:
+            if whole is not None and _records_follow(data, pos + 1 + width, whole):
+                return out, pos, "a damaged record length (whole records follow it)"
+            return out, pos, "incomplete"
+        out.append(data[pos + 1 + width : end])
+        pos = end
+    return out, pos, None
+
+
+def _records_follow(data: bytes, start: int, whole: Callable[[Any], bool]) -> bool:
+    """Whether, from some byte after ``start`` to the end of ``data``, whole records run
+    that each hold what this kind of file holds (``whole`` of the unpacked record). A
+    record cut by a crash is the last thing in its file; one followed by such records
+    was damaged instead, and cutting it would lose every entry after it."""
+    for at in range(start, len(data)):
+        if data[at] in _BIN_WIDTH:
+            records, _, why = _parse_records(data, at)
+            if why is None and records and all(_holds(r, whole) for r in records):
+                return True
+    return False
+
+
+def _holds(record: bytes, whole: Callable[[Any], bool]) -> bool:
+    try:
+        return whole(msgpack.unpackb(record, raw=True, strict_map_key=False))
+    except Exception:
+        return False
+
+
+def _is_wire(x: Any) -> bool:
+    """A stored entry: ``[packed, signature]``."""
+    return type(x) is list and len(x) == 2 and type(x[0]) is bytes and \
+        type(x[1]) is bytes and len(x[1]) == 64  # fmt: skip
+
+
+def _is_secret(x: Any) -> bool:
+    """A secrets record: ``[tag, hand, a, b]``."""
+    return type(x) is list and len(x) == 4 and type(x[0]) is int
+
+
+def _open_records(
+    path: Path, magic: bytes, mode: int, repair: bool
+) -> tuple[int, list[bytes], Torn | None]:
+    """Open (creating), lock, read the whole records, cut a torn tail."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        _lock(fd, path)
+        if hasattr(os, "fchmod") and mode == 0o600:
+            os.fchmod(fd, mode)
+        records, torn = _load_records(fd, path, magic, repair)
+    except BaseException:
+        os.close(fd)
+        raise
+    if torn is not None:
+        warnings.warn(
+            TornTailWarning(
+                f"{path}: cut {torn.dropped} bytes of a torn last record at byte "
+                f"{torn.offset} ({torn.reason}); the entries before it are intact"
+            ),
+            stacklevel=3,
+        )
+    return fd, records, torn
+
+
+def _parse_file(
+    data: bytes, path: Path | str | os.PathLike[str], magic: bytes
+) -> tuple[list[bytes], int, str | None] | None:
+    """The records of a whole file's bytes, where they end and why (as
+    :func:`_parse_records`); None for a file torn inside its header (or empty).
+    NotALog if the bytes are not a file of this kind at all, FileCorrupt if its header
+    is damaged."""
+    header = magic + ev.pack([FILE_FORMAT])
+    if len(data) < len(header) and header.startswith(data):
+        return None
+    if not data.startswith(magic):
+        raise NotALog(f"{path} is not a {_KIND[magic]}: it does not begin with "
+                      f"{magic.decode().strip()}")  # fmt: skip
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(data))
+    unpacker.feed(data[len(magic) :])
+    try:
+        version = unpacker.unpack()
+    except Exception as exc:
+        raise FileCorrupt(f"{path}: unreadable header") from exc
+    if type(version) is not list or not version or version[0] != FILE_FORMAT:
+        raise FileCorrupt(f"{path}: unsupported file format {version!r}")
+    return _parse_records(data, len(magic) + unpacker.tell(), _WHOLE.get(magic))
+
+
+def _load_records(
+    fd: int, path: Path, magic: bytes, repair: bool
+) -> tuple[list[bytes], Torn | None]:
+    data = _read_all(fd)
+    parsed = _parse_file(data, path, magic)
+    if parsed is None:
+        os.ftruncate(fd, 0)  # new, or torn while being created
+        write_all(fd, magic + ev.pack([FILE_FORMAT]))
+        fsync(fd)
+        fsync_dir(path)
+        return [], Torn(0, len(data), "torn header") if data else None
+    records, end, why = parsed
+    if end == len(data):
+        return records, None
+    tail = data[end:]
+    if why != "incomplete" and any(tail) and not repair:
+        raise FileCorrupt(f"{path}: {why} at byte {end}; open with repair=True to cut it")
+    os.ftruncate(fd, end)
+    fsync(fd)
+    return records, Torn(end, len(tail), why or "")
+
+
+def read_records(
+    path: str | os.PathLike[str], magic: bytes | None = None
+) -> tuple[list[bytes], Torn | None]:
+    """The whole records of a log (or secrets) file, read-only: no lock, no repair.
+
+    For the audit, which must not change the file it judges. Whatever follows the last
+    whole record comes back as a :class:`Torn` (nothing is cut): ``reason`` is
+    "incomplete" for a torn last record, "zero bytes" for a zero-filled tail, else why
+    the bytes are no record, "empty" for an empty file. NotALog if the file is not of
+    this kind at all, FileCorrupt if its header is damaged, NotAFile if it is not a
+    regular file (a pipe or a device could block or never end); :func:`read_error`
+    words any of these, and the OSErrors, for a person.
+    """
+    magic = LogFile.MAGIC if magic is None else magic
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(mode):
+        raise NotAFile(f"{path} is a pipe or a device, not a file")
+    data = Path(path).read_bytes()
+    parsed = _parse_file(data, path, magic)
+    if parsed is None:
+        return [], Torn(0, len(data), "torn header" if data else "empty")
+    records, end, why = parsed
+    if end == len(data):
+        return records, None
+    tail = data[end:]
+    reason = "zero bytes" if not any(tail) else (why or "")
+    return records, Torn(end, len(tail), reason)
+
+
+def read_error(path: str | os.PathLike[str], exc: Exception) -> str:
+    """Why :func:`read_records` could not read ``path``, in the words every command
+    uses (audit, replay and export say the same thing of the same file)."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a folder, not a game log"
+    if isinstance(exc, OSError):
+        return f"{path}: cannot read it ({exc.strerror or exc})"
+    return str(exc)
+
+
+class _RecordFile:
+    """An append-only file of msgpack-bin records after a magic header."""
+
+    MAGIC = b""
+    MODE = 0o644
+
+    def __init__(self, path: Path, fd: int, records: list[bytes], torn: Torn | None) -> None:
+        self.path = path
+        self._fd = fd
+        self.records: tuple[bytes, ...] = tuple(records)
+        self.torn = torn
+
+    @classmethod
+    def _open(cls, path: str | os.PathLike[str], repair: bool) -> Any:
+        p = Path(path)
+        fd, records, torn = _open_records(p, cls.MAGIC, cls.MODE, repair)
+        return cls(p, fd, records, torn)
+
+    def _append_record(self, payload: bytes) -> None:
+        if self._fd < 0:
+            raise FileError(f"{self.path} is closed")
+        if len(payload) > MAX_RECORD:
+            raise FileError(f"a record of {len(payload)} bytes is too large")
+        write_all(self._fd, ev.pack(bytes(payload)))
+        fsync(self._fd)
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def close(self) -> None:
+        """Close the file and release the lock."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LogFile(_RecordFile):
+    """``NAME.ginlog``: every entry, sent or received, in arrival order.
+
+    ``records`` are the whole wire entries read at open (an entry may repeat);
+    ``torn`` says whether a torn tail was cut (a TornTailWarning is also issued:
+    tell the user).
+    """
+
+    MAGIC = b"GINLOG1\n"
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, repair: bool = False) -> LogFile:
+        """Open or create, exclusively (FileLocked if another process has it)."""
+        return cls._open(path, repair)  # type: ignore[no-any-return]
+
+    def append(self, entry: Entry | bytes) -> None:
+        """Write one entry and fsync; returns only when it is on disk."""
+        self._append_record(entry.wire if isinstance(entry, Entry) else bytes(entry))
+
+    def load(
+        self, keys: tuple[bytes | None, bytes | None] = (None, None)
+    ) -> tuple[Log, list[Added]]:
+        """The log of this file's records (each record's outcome alongside)."""
+        return Log.from_records(self.records, keys)
+
+
+def secrets_path(log_path: str | os.PathLike[str]) -> Path:
+    """``NAME.secrets`` beside ``NAME.ginlog``."""
+    return Path(log_path).with_suffix(".secrets")
+
+
+class SecretsError(Exception):
+    """A secret that must not be written: other seeds for a hand, a second answer."""
+
+
+_SEEDS, _ANSWERED = 0, 1
+
+
+class SecretsFile(_RecordFile):
+    """The peer's own secrets (mode 0600): seeds per hand and answered challenges."""
+
+    MAGIC = b"GINSEC1\n"
+    MODE = 0o600
+
+    def __init__(self, path: Path, fd: int, records: list[bytes], torn: Torn | None) -> None:
+        super().__init__(path, fd, records, torn)
+        self._seeds: dict[int, tuple[bytes, bytes]] = {}
+        self._answered: dict[tuple[int, int], bytes] = {}
+        for r in records:
+            self._apply(r)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, repair: bool = False) -> SecretsFile:
+        return cls._open(path, repair)  # type: ignore[no-any-return]
+
+    def _apply(self, record: bytes) -> None:
+        try:
+            tag, hand, a, b = msgpack.unpackb(record, raw=False)
+            if tag == _SEEDS:
+                self._seeds[hand] = (a, b)
+            elif tag == _ANSWERED:
+                self._answered.setdefault((hand, a), b)
+            else:
+                raise ValueError(tag)
+        except Exception as exc:
+            raise FileCorrupt(f"{self.path}: unreadable secrets record") from exc
+
+    def _write(self, obj: list[Any]) -> None:
+        record = ev.pack(obj)
+        self._append_record(record)
+        self._apply(record)
+
+    def seeds(self, hand: int) -> tuple[bytes, bytes] | None:
+        """``(perm_seed, key_seed)`` of a hand, if fixed."""
+        return self._seeds.get(hand)
+
+    def put_seeds(self, hand: int, perm_seed: bytes, key_seed: bytes) -> None:
+        """Fix a hand's seeds, fsync'd before the commit that binds them is sent.
+
+        Idempotent for the same seeds; other seeds for a hand are refused (after a
+        crash the commit may already be out).
+        """
+        if len(perm_seed) != 32 or len(key_seed) != 32:
+            raise SecretsError("seeds have 32 bytes")
+        known = self._seeds.get(hand)
+        if known == (perm_seed, key_seed):
+            return
+        if known is not None:
+            raise SecretsError(f"hand {hand} already has other seeds")
+        self._write([_SEEDS, hand, bytes(perm_seed), bytes(key_seed)])
+
+    def answered(self, hand: int, step: int) -> bytes | None:
+        """The challenge answered for this shuffle proof, if any."""
+        return self._answered.get((hand, step))
+
+    def already_answered(self, hand: int, step: int) -> bool:
+        return (hand, step) in self._answered
+
+    def all_seeds(self) -> dict[int, tuple[bytes, bytes]]:
+        """Every hand's seeds (hand 0: the host's nonce), to resume a PeerProtocol."""
+        return dict(self._seeds)
+
+    def all_answered(self) -> dict[tuple[int, int], bytes]:
+        """Every answered challenge by (hand, step), to resume a PeerProtocol."""
+        return dict(self._answered)
+
+    def record_answer(self, hand: int, step: int, challenge: bytes) -> None:
+        """Record, fsync'd, that this proof is being answered; call before answering.
+
+        A different challenge for the same proof is refused: two answers would
+        reveal both halves of some round and with them x and π. The same challenge
+        again is allowed (re-sending identical answers after a crash reveals nothing).
+        """
+        known = self._answered.get((hand, step))
+        if known == challenge:
+            return
+        if known is not None:
+            raise SecretsError(f"the shuffle proof of hand {hand} step {step} is answered")
+        self._write([_ANSWERED, hand, step, bytes(challenge)])
+
+
+_WHOLE = {LogFile.MAGIC: _is_wire, SecretsFile.MAGIC: _is_secret}
+"""What a record of each kind of file holds (by magic): how a damaged record is told
+from a torn tail."""
+_KIND = {LogFile.MAGIC: "ginp2p game log", SecretsFile.MAGIC: "ginp2p secrets file"}

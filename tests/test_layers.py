@@ -1,0 +1,49 @@
+"""The sans-IO core stays pure: the rules, the log and the shuffle read no clock, no
+randomness and no disk of their own, and nothing that only reads a game (audit,
+replay, export) pulls in the network or the console."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "ginp2p"
+#: the core of DESIGN §1: a state in, a state out
+PURE = ["cards", "melds", "rules", "engine", "match", "events", "log", "shuffle", "table",
+        "protocol", "export", "words"]  # fmt: skip
+#: what only an edge may use: clocks, randomness, the environment, files, threads
+EDGE_ONLY = {"os", "sys", "time", "random", "secrets", "datetime", "socket", "pathlib",
+             "threading", "asyncio", "subprocess"}  # fmt: skip
+#: the network and the console
+IO_PACKAGES = ["zmq", "zeroconf", "ifaddr", "spake2", "prompt_toolkit", "asyncio", "socket"]
+
+
+def _imports(module: str) -> set[str]:
+    tree = ast.parse((PACKAGE / f"{module}.py").read_text(encoding="utf-8"))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def test_the_core_modules_import_no_clock_randomness_or_disk() -> None:
+    leaks = {m: sorted(_imports(m) & EDGE_ONLY) for m in PURE}
+    assert {m: found for m, found in leaks.items() if found} == {}
+
+
+def test_reading_a_game_loads_neither_the_network_nor_the_console() -> None:
+    """`ginp2p audit` on a machine (or in a script) that never plays."""
+    game = PACKAGE.parent / "tests" / "corpus" / "clean-classic.ginlog"
+    code = ("import sys\n"
+            "from ginp2p import audit, export, replay\n"
+            f"assert audit.audit({str(game)!r}).exit_code == 0\n"
+            f"export.document(replay.load({str(game)!r}))\n"
+            f"print(sorted(m for m in {IO_PACKAGES!r} if m in sys.modules))")  # fmt: skip
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, timeout=60).stdout  # fmt: skip
+    assert out.strip() == "[]"
