@@ -38,7 +38,7 @@ from .logfile import FileError, SecretsFile, read_error, read_records, secrets_p
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
-from .words import count, result_words
+from .words import action_words, result_words
 
 __all__ = [
     "VIEWS",
@@ -432,32 +432,8 @@ class Replay:
     def _describe_move(self, step: Step, view: str, pretty: Callable[[Card | None], str]) -> str:
         a = step.action
         assert a is not None
-        who = self.names[step.author]
-        k = a.kind
-        if k == "draw_stock":
-            card = self.drawn(step, view)
-            if card is not None:
-                return f"{who} draws {pretty(card)} from the stock"
-            return f"{who} draws from the stock"
-        if k == "draw_discard":
-            return f"{who} takes {pretty(step.taken)} from the pile"
-        if k == "take_upcard":
-            return f"{who} takes the upcard {pretty(step.taken)}"
-        if k == "pass_upcard":
-            return f"{who} passes the upcard"
-        if k == "wall_pass":
-            return f"{who} passes at the wall"
-        if k == "discard":
-            return f"{who} discards {pretty(a.card)}"  # type: ignore[union-attr]
-        if k == "show":
-            lay = len(getattr(a, "layoffs", ()))
-            extra = f" and lays off {count(lay, 'card')}" if lay else ""
-            return f"{who} shows {count(len(a.melds), 'meld')}{extra}"  # type: ignore[union-attr]
-        verb = {"knock": "knocks", "gin": "goes gin", "big_gin": "goes big gin",
-                "wall_knock": "knocks at the wall", "declare_rumino": "declares rumino",
-                "resign": "resigns"}.get(k, k)  # fmt: skip
-        discard = getattr(a, "discard", None)
-        return f"{who} {verb}" + (f", discarding {pretty(discard)}" if discard is not None else "")
+        card = self.drawn(step, view) if a.kind == "draw_stock" else step.taken
+        return action_words(a, self.names[step.author], card, pretty=pretty)
 
 
 # ------------------------------------------------------------------------ loading

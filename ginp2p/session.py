@@ -76,6 +76,7 @@ from .protocol import (
 )
 from .rules import RuleSet
 from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved, Table
+from .words import action_words
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -96,7 +97,6 @@ __all__ = [
     "SessionResult",
     "StopCmd",
     "admit_guest",
-    "describe_action",
     "describe_rules",
     "list_games",
     "open_game",
@@ -428,30 +428,6 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
 
 def _cards(cards: Any) -> str:
     return " ".join(c.pretty() for c in cards if c is not None) or "-"
-
-
-def describe_action(action: Action, who: str, card: Any = None) -> str:
-    k = action.kind
-    shown = f" {card.pretty()}" if card is not None else ""
-    if k == "draw_stock":
-        return f"{who} drew{shown} from the stock"
-    if k == "draw_discard":
-        return f"{who} took{shown} from the pile"
-    if k == "take_upcard":
-        return f"{who} took the upcard{shown}"
-    if k in ("pass_upcard", "wall_pass"):
-        return f"{who} passed"
-    if k == "discard":
-        return f"{who} discarded {action.card.pretty()}"  # type: ignore[union-attr]
-    if k == "show":
-        n, laid = len(action.melds), len(action.layoffs)  # type: ignore[union-attr]
-        text = f"{who} showed {n} meld{'s' if n != 1 else ''}" if n else f"{who} showed no melds"
-        return text + (f" and laid off {laid} card{'s' if laid != 1 else ''}" if laid else "")
-    discard = getattr(action, "discard", None)
-    verb = {"knock": "knocked", "gin": "went gin", "big_gin": "went big gin",
-            "wall_knock": "knocked at the wall", "declare_rumino": "declared rumino",
-            "resign": "resigned"}.get(k, k)  # fmt: skip
-    return f"{who} {verb}" + (f", discarding {discard.pretty()}" if discard is not None else "")
 
 
 # ------------------------------------------------------------------------ players
@@ -1087,7 +1063,7 @@ class Session:
             return f"{first}hand {what.hand}: {dealer} {deals}; your cards {_cards(cards)}; " \
                    f"upcard {up}"
         if isinstance(what, Moved):
-            return describe_action(what.action, names[what.player], what.card)
+            return action_words(what.action, names[what.player], what.card, past=True)
         if isinstance(what, Refolded):
             return None
         return None

@@ -1,13 +1,16 @@
-"""Sentences for people about finished hands, shared by the console, the replay, the
-export and the audit, so that each says a hand's end the same way."""
+"""Sentences for people about moves and finished hands, shared by the console, the
+replay, the export and the audit, so that each says a move or a hand's end the same
+way."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .engine import HandEnd, HandResult
+from .cards import Card
+from .engine import Action, HandEnd, HandResult
 
-__all__ = ["END_WORDS", "count", "ending", "for_screen", "no_score", "result_words"]
+__all__ = ["END_WORDS", "action_words", "count", "ending", "for_screen", "no_score",
+           "result_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -34,6 +37,45 @@ def no_score(r: HandResult) -> str:
 def count(n: int, what: str) -> str:
     """``1 meld``, ``2 melds``."""
     return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+#: A move as (present, past): the replay tells a game as it unfolds, the table tells
+#: what just happened. ``{card}`` is the card drawn or taken, where the viewer sees it.
+_MOVES = {
+    "draw_stock": ("draws{card} from the stock", "drew{card} from the stock"),
+    "draw_discard": ("takes{card} from the pile", "took{card} from the pile"),
+    "take_upcard": ("takes the upcard{card}", "took the upcard{card}"),
+    "pass_upcard": ("passes the upcard", "passed the upcard"),
+    "wall_pass": ("passes at the wall", "passed at the wall"),
+    "discard": ("discards", "discarded"),
+    "knock": ("knocks", "knocked"),
+    "gin": ("goes gin", "went gin"),
+    "big_gin": ("goes big gin", "went big gin"),
+    "wall_knock": ("knocks at the wall", "knocked at the wall"),
+    "declare_rumino": ("declares rumino", "declared rumino"),
+    "resign": ("resigns", "resigned"),
+}
+
+
+def action_words(action: Action, who: str, card: Card | None = None, *, past: bool = False,
+                 pretty: Callable[[Card | None], str] = lambda c: c.pretty() if c else "??"
+                 ) -> str:  # fmt: skip
+    """A move in a sentence: "Ann draws 7♥ from the stock", or with ``past`` "you drew
+    7♥ from the stock". ``card``: the card drawn or taken, if the viewer may see it;
+    ``pretty`` writes a card (symbols or codes)."""
+    k = action.kind
+    if k == "show":
+        melds, laid = len(action.melds), len(action.layoffs)  # type: ignore[union-attr]
+        verb, lay = ("showed", "laid off") if past else ("shows", "lays off")
+        text = f"{who} {verb} {count(melds, 'meld') if melds else 'no melds'}"
+        return text + (f" and {lay} {count(laid, 'card')}" if laid else "")
+    present, done = _MOVES.get(k, (k, k))
+    shown = f" {pretty(card)}" if card is not None else ""
+    text = f"{who} {(done if past else present).format(card=shown)}"
+    if k == "discard":
+        return f"{text} {pretty(action.card)}"  # type: ignore[union-attr]
+    discard = getattr(action, "discard", None)
+    return text + (f", discarding {pretty(discard)}" if discard is not None else "")
 
 
 def ending(r: HandResult, who: Callable[[int], str]) -> str:

@@ -753,3 +753,25 @@ def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
                        ("discard 2d junk", "discard takes one card")]:  # fmt: skip
         with pytest.raises(CommandError, match=re.escape(why)):
             parse_command(wrong, defender)
+
+
+def test_every_move_reads_as_a_sentence_in_both_tenses() -> None:
+    """The table says what just happened ("you drew"), the replay and the export what
+    happens ("Ann draws"): one table of words, so the two never drift apart."""
+    from typing import get_args
+
+    from ginp2p.words import action_words
+
+    seven, king, four = parse_cards("7H KS 4C")
+    filled = {"card": seven, "discard": king, "melds": (), "layoffs": (), "player": 0}
+    for cls in get_args(engine.Action):
+        fields = getattr(cls, "__dataclass_fields__", {})
+        action = cls(**{f: filled[f] for f in fields if f in filled})
+        now = action_words(action, "Ann", four)
+        then = action_words(action, "you", four, past=True)
+        for text in (now, then):
+            assert "_" not in text and "??" not in text, text  # no raw kind, no unknown card
+        assert now.split()[1] != then.split()[1], (now, then)  # two tenses of one verb
+        assert ("discarding K♠" in now) == ("discarding K♠" in then)
+    assert action_words(DrawStock(), "Ann", four) == "Ann draws 4♣ from the stock"
+    assert action_words(DrawStock(), "you", None, past=True) == "you drew from the stock"

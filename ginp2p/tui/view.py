@@ -20,9 +20,8 @@ from ..engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
 from ..match import MatchEnd, MatchState
 from ..melds import Layoff, Meld
 from ..rules import RuleSet
-from ..session import describe_action
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
-from ..words import ending, no_score
+from ..words import action_words, ending, no_score
 
 __all__ = [
     "Draft",
@@ -350,7 +349,7 @@ def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
         deals = "deal" if event.dealer == me else "deals"
         return f"hand {event.hand}: {who(event.dealer)} {deals}{up}"
     if isinstance(event, Moved):
-        return describe_action(event.action, who(event.player), event.card)
+        return action_words(event.action, who(event.player), event.card, past=True)
     if isinstance(event, HandScored):
         return hand_line(event.hand, event.result, me, names) + \
             f" · {names[me]} {event.scores[me]}, {names[1 - me]} {event.scores[1 - me]}"
