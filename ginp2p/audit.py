@@ -291,12 +291,6 @@ def audit(
     return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=())
 
 
-def hands_words(numbers: Sequence[int]) -> str:
-    """The hands a log reaches, for an error that names one it does not: "hands 1-4",
-    "only hand 1"."""
-    return f"hands {numbers[0]}-{numbers[-1]}" if len(numbers) > 1 else f"only hand {numbers[0]}"
-
-
 def audit_records(
     records: Iterable[bytes],
     *,

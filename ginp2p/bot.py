@@ -28,7 +28,7 @@ Other variants (two decks, jokers, rumino, italian) use the older heuristics in
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache
 
 from . import engine
@@ -95,22 +95,27 @@ def _general(view: HandState, legal: list[Action], player: int) -> Action:
 
 
 def _discard_phase(view: HandState, legal: list[Action], player: int) -> Action:
-    for a in legal:
-        if isinstance(a, DeclareRumino):
-            return a
-    for a in legal:
-        if isinstance(a, BigGin):
-            return a
-    gins = [a for a in legal if isinstance(a, Gin)]
-    if gins:
-        return gins[0]
+    return _close_or_discard(
+        view, legal, player, lambda best: _should_knock(view, best, player),
+        lambda discards: min(discards, key=lambda a: _discard_cost(view, player, a.card)))
+
+
+def _close_or_discard(view: HandState, legal: list[Action], player: int,
+                      should_knock: Callable[[Action], bool],
+                      discard: Callable[[list[Discard]], Action]) -> Action:
+    """After the draw, both players' order: a rumino, big gin or gin whenever offered
+    (each beats any knock), then the least-deadwood knock if ``should_knock`` takes
+    it, else ``discard`` chooses among the discards."""
+    for wins in (DeclareRumino, BigGin, Gin):
+        for a in legal:
+            if isinstance(a, wins):
+                return a
     knocks = [a for a in legal if isinstance(a, Knock)]
     if knocks:
         best = _best_close(view, knocks, player)
-        if _should_knock(view, best, player):
+        if should_knock(best):
             return best
-    discards = [a for a in legal if isinstance(a, Discard)]
-    return min(discards, key=lambda a: _discard_cost(view, player, a.card))
+    return discard([a for a in legal if isinstance(a, Discard)])
 
 
 def _best_close(view: HandState, closes: Sequence[Action], player: int) -> Action:
@@ -332,18 +337,7 @@ class _Planner:
         if view.phase is Phase.WALL:
             closes = [a for a in legal if isinstance(a, WallKnock)]
             return _best_close(view, closes, self.player) if closes else WallPass()
-        for a in legal:
-            if isinstance(a, BigGin):
-                return a
-        for a in legal:
-            if isinstance(a, Gin):
-                return a
-        knocks = [a for a in legal if isinstance(a, Knock)]
-        if knocks:
-            best = _best_close(view, knocks, self.player)
-            if self.should_knock(best):
-                return best
-        return self.best_discard([a for a in legal if isinstance(a, Discard)])
+        return _close_or_discard(view, legal, self.player, self.should_knock, self.best_discard)
 
     def should_knock(self, action: Action) -> bool:
         """Always: against an opponent who may knock any turn, the hand goes to the

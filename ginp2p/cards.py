@@ -13,7 +13,7 @@ rank - 1`` for natural cards, ``104 + n`` for the n-th joker.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
@@ -27,7 +27,6 @@ __all__ = [
     "ascii_names",
     "card_order",
     "deck",
-    "format_cards",
     "parse_card",
     "parse_cards",
 ]
@@ -216,11 +215,6 @@ def parse_cards(text: str | Iterable[str]) -> list[Card]:
     if isinstance(text, str):
         text = text.replace(",", " ").split()
     return [parse_card(t) for t in text]
-
-
-def format_cards(cards: Sequence[Card], *, ascii: bool = True) -> str:
-    """Space-separated names, for messages and logs."""
-    return " ".join(c.pretty(ascii=ascii) for c in cards)
 
 
 _PRETTY = re.compile("(10|[AJQK2-9])([♠♥♦♣])")

@@ -695,8 +695,9 @@ NO_VERDICT = 4
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
-    from .audit import audit, hands_words
+    from .audit import audit
     from .logfile import FileError, read_error
+    from .words import hands_words
 
     path = Path(args.file)
     try:
@@ -752,6 +753,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     from .cards import ascii_names
     from .export import document, text_lines
+    from .gamefiles import peer_path
+    from .logfile import secrets_path
     from .replay import ReplayError, load
 
     def fail(text: str) -> int:
@@ -760,7 +763,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     to_file = args.output not in (None, "-")
     game = Path(args.file)
-    own = (game, game.with_suffix(".secrets"), game.with_suffix(".peer"))
+    own = (game, secrets_path(game), peer_path(game))
     if to_file and any(_same_file(args.output, str(f)) for f in own):
         return fail(f"{args.output} is one of the game's own files: write the export "
                     "elsewhere")  # fmt: skip

@@ -338,10 +338,6 @@ class HandState:
         return self.knowledge.card_at(self.discard_pile[-1])
 
     @property
-    def upcard_pos(self) -> int | None:
-        return self.discard_pile[-1] if self.discard_pile else None
-
-    @property
     def non_dealer(self) -> int:
         return 1 - self.dealer
 

@@ -18,8 +18,9 @@ from typing import Any
 from . import match as mt
 from .cards import Card, card_order, parse_card
 from .engine import Declaration, HandResult
-from .replay import Replay, Step, result_words
+from .replay import Replay, Step
 from .table import NAMES
+from .words import result_words
 
 __all__ = ["SCHEMA", "document", "text_lines"]
 

@@ -273,10 +273,6 @@ def _sort_key(e: Entry) -> tuple[int, int, bytes]:
     return (e.author, e.seq, e.id)
 
 
-def _problem_key(p: Problem) -> tuple[int, int]:
-    return (p.author, p.seq)
-
-
 def _tie(e: Entry) -> tuple[bool, int]:
     """Of two concurrent entries, an ender goes last, then the lower author first."""
     return (e.kind in ev.ENDERS, e.author)

@@ -477,9 +477,6 @@ class SecretsFile(_RecordFile):
         """The challenge answered for this shuffle proof, if any."""
         return self._answered.get((hand, step))
 
-    def already_answered(self, hand: int, step: int) -> bool:
-        return (hand, step) in self._answered
-
     def all_seeds(self) -> dict[int, tuple[bytes, bytes]]:
         """Every hand's seeds (hand 0: the host's nonce), to resume a PeerProtocol."""
         return dict(self._seeds)

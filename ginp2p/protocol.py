@@ -48,7 +48,6 @@ from .log import (
 from .rules import RuleSet
 from .table import (
     PLAY_KINDS,
-    CheatDetected,
     Event,
     HandFold,
     Table,
@@ -763,8 +762,3 @@ class PeerProtocol:
                for e in self.log.since(self.me, 0)):  # fmt: skip
             return None
         return self._make_open(h, t.game or b"")
-
-
-def cheat_events(outputs: Iterable[Output]) -> list[CheatDetected]:
-    """The cheats among some outputs (for drivers and tests)."""
-    return [o for o in outputs if isinstance(o, CheatDetected)]

@@ -475,9 +475,10 @@ def _read_secrets(path: Path) -> dict[int, sh.HandSecrets]:
     for r in records:
         try:
             tag, hand, a, b = msgpack.unpackb(r, raw=False)
-        except Exception:
+        except (ValueError, TypeError, msgpack.UnpackException):  # a damaged record
             continue
-        if tag == 0 and hand > 0 and isinstance(a, bytes) and isinstance(b, bytes):
+        if tag == 0 and type(hand) is int and hand > 0 and isinstance(a, bytes) \
+                and isinstance(b, bytes):  # fmt: skip
             out[hand] = sh.HandSecrets(a, b)
     return out
 

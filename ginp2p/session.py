@@ -1722,8 +1722,10 @@ def _pin_name(hello: Entry) -> None:
     from . import peers
 
     key, name = hello.body.key, hello.body.name
-    if name and peers.is_pinned(key):
-        with contextlib.suppress(Exception):
+    # the name is a convenience: a peers.json that cannot be read or written now is
+    # `ginp2p keys`'s to report, and must not stop the game
+    with contextlib.suppress(OSError, ValueError):
+        if name and peers.is_pinned(key):
             peers.pin(key, name)
 
 

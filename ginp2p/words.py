@@ -9,8 +9,8 @@ from collections.abc import Callable, Sequence
 from .cards import Card
 from .engine import Action, HandEnd, HandResult
 
-__all__ = ["END_WORDS", "action_words", "count", "ending", "for_screen", "no_score",
-           "result_words"]  # fmt: skip
+__all__ = ["END_WORDS", "action_words", "count", "ending", "for_screen", "hands_words",
+           "no_score", "result_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -95,6 +95,12 @@ def result_words(r: HandResult, names: Sequence[str]) -> str:
         return line + no_score(r)
     gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
     return f"{line}; {', '.join(gains)}"
+
+
+def hands_words(numbers: Sequence[int]) -> str:
+    """The hands a log reaches, for an error that names one it does not: "hands 1-4",
+    "only hand 1"."""
+    return f"hands {numbers[0]}-{numbers[-1]}" if len(numbers) > 1 else f"only hand {numbers[0]}"
 
 
 def for_screen(text: str) -> str:

@@ -704,9 +704,9 @@ def test_secrets_file_mode_and_fsync_before_the_commit(
 def test_a_challenge_is_answered_once(tmp_path: Path) -> None:
     path = tmp_path / "g.secrets"
     with F.SecretsFile.open(path) as s:
-        assert not s.already_answered(1, 1)
+        assert s.answered(1, 1) is None
         s.record_answer(1, 1, b"\x0f\xf0\x01")
-        assert s.already_answered(1, 1) and not s.already_answered(1, 2)
+        assert s.answered(1, 1) is not None and s.answered(1, 2) is None
         s.record_answer(1, 1, b"\x0f\xf0\x01")  # the same challenge again (a resend)
         with pytest.raises(F.SecretsError):
             s.record_answer(1, 1, b"\x0f\xf0\x02")
@@ -717,7 +717,7 @@ def test_a_challenge_is_answered_once(tmp_path: Path) -> None:
     full = path.read_bytes()
     path.write_bytes(full[:-3])
     with pytest.warns(F.TornTailWarning), F.SecretsFile.open(path) as s:
-        assert not s.already_answered(1, 1)
+        assert s.answered(1, 1) is None
 
 
 # ------------------------------------------------------------------ identity

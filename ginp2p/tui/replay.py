@@ -22,11 +22,11 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
 
 from .. import melds
-from ..audit import hands_words
 from ..cards import Card, card_order
 from ..log import GUEST, HOST
-from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words, result_words
+from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
+from ..words import hands_words, result_words
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
