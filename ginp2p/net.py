@@ -479,6 +479,13 @@ class HostEndpoint(_Endpoint):
     def pin(self, key: bytes) -> None:
         self.pinned.add(key)
 
+    def paired_with(self, key: bytes) -> None:
+        """Pairing is over: only ``key`` may connect from now on, and the routes of the
+        keys that tried to pair are forgotten (a stranger's cost nothing after this)."""
+        self.pinned = {key}
+        self.pairing = False
+        self._routes = {k: r for k, r in self._routes.items() if k == key}
+
     def unpin(self, key: bytes) -> None:
         """Forget a key: its frames are dropped and ZAP refuses its next connection.
         (A ROUTER cannot close one peer's connection; it stays until that peer goes.)"""

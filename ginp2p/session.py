@@ -1804,6 +1804,12 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
             drop_reservation(setup.path)
 
 
+def _close(*files: LogFile | SecretsFile | None) -> None:
+    for f in files:
+        if f is not None:
+            f.close()
+
+
 async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     from concurrent.futures import ThreadPoolExecutor
 
@@ -1826,9 +1832,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             saved = _saved_log(logfile, side.me, identity)
     except Exception as exc:
         say(f"error: {exc}")
-        for f in (logfile, secrets):
-            if f is not None:
-                f.close()
+        _close(logfile, secrets)
         return 1
     known: dict[bytes, bytes] = {}  # CURVE key -> Ed25519 key of admitted guests
     endpoint: HostEndpoint | GuestEndpoint
@@ -1848,9 +1852,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
                                      curve_key(peer_key), side.host, side.port)  # fmt: skip
     except Exception as exc:
         say(f"error: {exc}")
-        for f in (logfile, secrets):
-            if f is not None:
-                f.close()
+        _close(logfile, secrets)
         return 1
     executor: ThreadPoolExecutor | None = None
     ad: Any = None
@@ -1869,8 +1871,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
                     setup.on_listening(port, join, gate.code)
                 peer_key = await admit_guest(endpoint, identity, gate, say, known)
                 side.peer_key = key_to_text(peer_key)
-                endpoint.pinned = {curve_key(peer_key)}
-                endpoint.pairing = False
+                endpoint.paired_with(curve_key(peer_key))
             elif setup.on_listening is not None:
                 setup.on_listening(port, join, "")
         else:
@@ -1913,9 +1914,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             say(f"the match is over and nothing is owed ({gone} to compare logs: {exc})")
         else:
             say(f"error: {exc}")
-        for f in (logfile, secrets):
-            if f is not None:
-                f.close()
+        _close(logfile, secrets)
         if ad is not None:
             await ad.close()
         await endpoint.close()

@@ -131,6 +131,15 @@ def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: i
                 await stranger.send(PairFrame(b"hello"))
                 got = await _next(host, Received)
                 assert got == Received(PairFrame(b"hello"), x.curve_public_key)
+                # pairing over (with the friend): the stranger's route is forgotten
+                have = HaveFrame(NET_VERSION, 0, 0, True)
+                assert await host.send(have, to=x.curve_public_key)
+                host.paired_with(g.curve_public_key)
+                assert not host.pairing and host.admits(g.curve_public_key)
+                assert not await host.send(have, to=x.curve_public_key)
+                assert await host.send(have, to=g.curve_public_key)
+                assert await _next(friend, Received) == Received(have, h.curve_public_key)
+                host.pairing = True
                 # a failed pairing drops every connection; the pinned friend comes back
                 await host.drop_connections()
                 await _next(friend, LinkUp)  # it reconnected by itself
