@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nacl.bindings
+import nacl.exceptions
 import nacl.signing
 
 from .logfile import fsync, fsync_dir, write_all
@@ -57,6 +58,11 @@ def key_from_text(text: str) -> bytes:
         raise ValueError("a key is written with the letters a-z and the digits 2-7") from None
     if key_to_text(key) != cleaned.lower():  # non-zero trailing bits: not canonical
         raise ValueError("this is not a key: its last letter is impossible (a typo?)")
+    try:  # about half of all 32-byte strings are no point of the curve: most typos
+        nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(key)
+    except nacl.exceptions.RuntimeError:
+        raise ValueError("this is not a key (a typo?): copy it again from the host's "
+                         "screen") from None  # fmt: skip
     return key
 
 

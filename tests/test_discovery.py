@@ -8,6 +8,7 @@ than skipping.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import subprocess
 import sys
@@ -38,7 +39,8 @@ KEY = bytes(nacl.signing.SigningKey.generate().verify_key)
 
 
 @given(st.binary(min_size=32, max_size=32))
-def test_key_text_round_trip(key: bytes) -> None:
+def test_key_text_round_trip(seed: bytes) -> None:
+    key = bytes(nacl.signing.SigningKey(seed).verify_key)
     text = key_to_text(key)
     assert len(text) == KEY_TEXT_LENGTH == 52
     assert text == text.lower() and "=" not in text
@@ -53,11 +55,26 @@ def test_key_text_round_trip(key: bytes) -> None:
         ("a" * 53, "not 53 characters"),
         ("1" * 52, "a-z and the digits 2-7"),
         ("a" * 51 + "b", "impossible"),  # non-zero padding bits
+        ("a" * 52, "not a key \\(a typo\\?\\): copy it again"),  # no point of the curve
     ],
 )
 def test_bad_key_text(text: str, why: str) -> None:
     with pytest.raises(ValueError, match=why):
         key_from_text(text)
+
+
+def test_a_typo_in_a_key_is_found_as_a_typo() -> None:
+    """A changed letter mostly gives 32 bytes that are no key at all: said so, not as
+    the crypto library's "unexpected library error"."""
+    text = key_to_text(KEY)
+    said = set()
+    for i, letter in itertools.product(range(51), "abcdefgh"):
+        typo = text[:i] + letter + text[i + 1 :]
+        try:
+            key_from_text(typo)
+        except ValueError as exc:
+            said.add(str(exc))
+    assert said == {"this is not a key (a typo?): copy it again from the host's screen"}
 
 
 def test_key_to_text_wants_32_bytes() -> None:
