@@ -253,11 +253,17 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
             raise UsageError(str(exc)) from None
         if key is not None:
             return host, port, key
-        for f in _browse(args):  # plain HOST:PORT: the key comes from the advertisement
-            if f.port == port and (host in f.addresses or not _is_ip(host)):
-                print(f"found {f.name} at {host}:{port}")
-                return host, port, f.key
-        raise UsageError(f"no game at {host}:{port} announced its key on the LAN: use the "
+        # plain HOST:PORT: the key comes from the advertisement of that address
+        on_port = [f for f in _browse(args) if f.port == port]
+        at = _addresses_of(host)
+        found = [f for f in on_port if at & set(f.addresses)]
+        if not found and not _is_ip(host) and len(on_port) == 1:
+            found = on_port  # a name for this machine ("localhost") or one not advertised
+        if len(found) == 1:
+            print(f"found {found[0].name} at {host}:{port}")
+            return host, port, found[0].key
+        why = "several games" if found else "no game"
+        raise UsageError(f"{why} at {host}:{port} announced a key on the LAN: use the "
                          "host's full join string HOST:PORT/KEY")  # fmt: skip
     found = _browse(args)
     want = getattr(args, "discover_name", None)
@@ -279,6 +285,18 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
         choice = found[int(answer) - 1]
     print(f"joining {choice.name} (the key is checked by pairing, not by the announcement)")
     return choice.addresses[0], choice.port, choice.key
+
+
+def _addresses_of(host: str) -> set[str]:
+    """The addresses a host name or address stands for (none if it cannot be resolved)."""
+    import socket
+
+    if _is_ip(host):
+        return {host}
+    try:
+        return {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return set()
 
 
 def _is_ip(host: str) -> bool:

@@ -233,3 +233,26 @@ def test_a_host_in_another_process_is_found_with_its_full_key(tmp_path: Path) ->
 
 def test_service_type_is_the_designed_one() -> None:
     assert SERVICE_TYPE == "_ginp2p._tcp.local."
+
+
+def test_join_by_host_name_takes_the_game_of_that_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two hosts on one port (both on the default): a name goes to the game advertised
+    at the address it resolves to, never to the first game found."""
+    import argparse
+
+    from ginp2p import cli
+
+    alice, carol = (bytes(nacl.signing.SigningKey(bytes([n]) * 32).verify_key) for n in (1, 2))
+    games = [Found("Alice", ("192.0.2.11",), 52801, alice, "1"),
+             Found("Carol", ("127.0.0.1",), 52801, carol, "1")]  # fmt: skip
+    monkeypatch.setattr(cli, "_browse", lambda args: games)
+
+    def find(address: str) -> tuple[str, int, bytes]:
+        return cli._find_address(argparse.Namespace(address=address), bot=True)
+
+    assert find("localhost:52801") == ("localhost", 52801, carol)
+    assert find("192.0.2.11:52801") == ("192.0.2.11", 52801, alice)
+    with pytest.raises(cli.UsageError, match=r"no game at nowhere\.invalid:52801"):
+        find("nowhere.invalid:52801")  # two games, and the name is neither's
+    games.pop(0)  # one game on the port: a name not advertised still finds it
+    assert find("nowhere.invalid:52801") == ("nowhere.invalid", 52801, carol)
