@@ -213,6 +213,9 @@ Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | StopCmd | RulesCmd
 
 
 PAUSE_REASON = "left for now; the game can be resumed"
+#: A bye from a peer that found the other side in another game (a new one, or an older
+#: one resumed): it says nothing about the game the other side is in.
+OTHER_GAME_REASON = "it was in another game with you"
 """What a player who quits a live game says (a bye that ends nothing)."""
 
 
@@ -1130,6 +1133,7 @@ class Session:
 
     _net_queued = 0  # network events in ``queue``
     _told_other = False  # that the other side plays another game
+    _peer_elsewhere = False  # the peer of this connection plays another game
     _last_item: float | None = None  # when the last item was done
     _woke: float | None = None  # when this process came back from being frozen
 
@@ -1228,6 +1232,8 @@ class Session:
                 self.player.event(self, o)
             elif isinstance(o, Dropped):
                 self.stats.dropped_entries += 1
+                if o.reason in ANOTHER_GAME:
+                    self._peer_elsewhere = True
                 if o.reason in ANOTHER_GAME and not self._told_other:
                     self._told_other = True
                     self.say(f"{self.opponent_name}'s ginp2p is playing another game with you "
@@ -1239,6 +1245,11 @@ class Session:
             else:
                 self.stats.seen.append(o)
                 self.player.event(self, o)
+
+    async def _bye(self, reason: str) -> None:
+        """Tell the other side we leave; if it plays another game, only that (the end
+        of our game says nothing about its game)."""
+        await self._send(ByeFrame(OTHER_GAME_REASON if self._peer_elsewhere else reason))
 
     async def _send(self, frame: Any) -> bool:
         try:
@@ -1289,6 +1300,7 @@ class Session:
             self._last_heard = self.now()
             await self._on_frame(ev.frame, ev.peer)
         elif isinstance(ev, LinkUp):
+            self._peer_elsewhere = False  # a new connection: perhaps the right game now
             if not self.link_up:
                 self.link_up = True
                 self.say(f"connected to {self._peer_label()}")
@@ -1363,9 +1375,12 @@ class Session:
             if frame.reply:
                 await self._send_have(reply=False)
         elif isinstance(frame, ByeFrame):
+            if frame.reason == OTHER_GAME_REASON or self._peer_elsewhere:
+                self.say(f"{self._peer_label()}'s ginp2p left another game it had open with "
+                         "you; this game is unchanged and waits for them")  # fmt: skip
             # before the other side's hello there is no game to wait for, unless it
             # only paused (a player who quits may resume before ever saying hello)
-            if (self.proto.have()[self.proto.opponent] == 0 and not self.proto.finished
+            elif (self.proto.have()[self.proto.opponent] == 0 and not self.proto.finished
                     and frame.reason != PAUSE_REASON):  # fmt: skip
                 self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
                                       f"{frame.reason or 'no reason given'}")  # fmt: skip
@@ -1398,11 +1413,11 @@ class Session:
             elif isinstance(cmd, RulesCmd):
                 await self._decide_rules(cmd.accept)
             elif isinstance(cmd, QuitCmd) and p.finished:  # nothing is left to resume
-                await self._send(ByeFrame("the match is over"))
+                await self._bye("the match is over")
                 self._end(128 + cmd.signum if cmd.signum else 0, "over",
                           self._over_words(self.peer_have == p.have()))  # fmt: skip
             elif isinstance(cmd, QuitCmd):
-                await self._send(ByeFrame(PAUSE_REASON))  # the other side is told
+                await self._bye(PAUSE_REASON)  # the other side is told
                 why = f"{signal.Signals(cmd.signum).name}: " if cmd.signum else ""
                 self._end(128 + cmd.signum if cmd.signum else 0, "quit",
                           f"{why}left the game; resume it with: ginp2p resume "
@@ -1435,7 +1450,7 @@ class Session:
         # has not reached beats it. So a claimant waits as long as a player may owe.
         wait = max(self.linger, p.table.claim_timeout) if self._our_claim else self.linger
         if confirmed or now - self.finishing > wait:
-            await self._send(ByeFrame("the match is over"))
+            await self._bye("the match is over")
             self._end(0, "over", self._over_words(confirmed))
 
     @property

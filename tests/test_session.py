@@ -247,7 +247,8 @@ def test_a_claimant_waits_for_its_claim_to_reach_a_player_who_wakes(tmp_path: Pa
 def test_a_game_resumed_against_a_new_one_is_told_on_both_sides(tmp_path: Path) -> None:
     """Both peers die; the host begins a new game while the guest resumes the old one.
     Each drops the other's entries (another game): both are told, once, instead of
-    waiting for each other in silence."""
+    waiting for each other in silence. When the guest leaves, the host's game is not
+    said to be over or left: only the other game was."""
     h = host(tmp_path / "h", "--set", "game_target=500")
     g = guest(tmp_path / "g", h.join_string(), "-v")
     g.wait_for(r"drew")  # both hellos are stored: the game exists
@@ -263,6 +264,10 @@ def test_a_game_resumed_against_a_new_one_is_told_on_both_sides(tmp_path: Path) 
         g2.wait_for(told)
         h2.wait_for("Guesto's ginp2p is playing another game with you")
         assert g2.output.count(told) == 1
+        g2.kill(signal.SIGTERM)  # it leaves its game, saying goodbye
+        h2.wait_for("Guesto's ginp2p left another game it had open with you; this game is "
+                    "unchanged and waits for them")  # fmt: skip
+        assert "Guesto left" not in h2.output and h2.proc.poll() is None
     finally:
         g2.kill()
         h2.kill()
