@@ -270,8 +270,10 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
     if want:
         found = [f for f in found if f.name.casefold() == want.casefold()]
     if not found:
-        raise UsageError("no game found on the LAN (multicast may be blocked here): ask the "
-                         "host for its join string")  # fmt: skip
+        raise UsageError("no game found on the LAN: a host stops announcing once its guest "
+                         "is in (back into your own game: `ginp2p games`, then `ginp2p resume "
+                         "FILE`), or multicast is blocked here (ask the host for its join "
+                         "string)")  # fmt: skip
     for i, f in enumerate(found, 1):
         print(f"  {i}. {f.name}  ginp2p join {f.join()}  (protocol {f.version or '?'})")
     if bot or (len(found) == 1 and not sys.stdin.isatty()):
@@ -279,12 +281,27 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
     elif not sys.stdin.isatty():
         raise UsageError("several games found: give one as ADDRESS")
     else:
-        answer = input("join which? (number) ").strip()
-        if not answer.isdigit() or not 1 <= int(answer) <= len(found):
-            raise UsageError("no game chosen")
-        choice = found[int(answer) - 1]
+        choice = _pick(found)
     print(f"joining {choice.name} (the key is checked by pairing, not by the announcement)")
     return choice.addresses[0], choice.port, choice.key
+
+
+def _pick(found: list[Any]) -> Any:
+    """Ask which game to join until the answer is one (Enter: the only one); an empty
+    answer with several, or the end of input, chooses none."""
+    one = " (Enter: 1)" if len(found) == 1 else ""
+    while True:
+        try:
+            answer = input(f"join which? 1-{len(found)}{one} ").strip()
+        except EOFError:
+            answer = None
+        if answer == "" and len(found) == 1:
+            return found[0]
+        if answer is None or answer == "":
+            raise UsageError("no game chosen")
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            return found[int(answer) - 1]
+        print(f"  {answer!r} is not one of the games listed: type its number, 1-{len(found)}")
 
 
 def _addresses_of(host: str) -> set[str]:

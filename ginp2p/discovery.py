@@ -109,7 +109,9 @@ def _split_host_port(address: str) -> tuple[str, int]:
         port_text = rest[1:]
     else:
         if address.count(":") > 1:
-            raise ValueError(f"put an IPv6 address in brackets: [{address}]:PORT")
+            host, _, port_text = address.rpartition(":")
+            example = f"[{host}]:{port_text}" if port_text.isdigit() else f"[{address}]:PORT"
+            raise ValueError(f"put an IPv6 address in brackets, then the port: {example}")
         host, colon, port_text = address.partition(":")
         if not colon:
             raise ValueError(f"missing ':PORT' in {address!r}: expected HOST:PORT")

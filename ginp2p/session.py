@@ -76,7 +76,7 @@ from .protocol import (
 )
 from .rules import RuleSet
 from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved, Table
-from .words import action_words
+from .words import action_words, count
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -992,6 +992,11 @@ class Session:
             return None
         return p.owing_for(self.now())
 
+    @property
+    def begun(self) -> bool:
+        """Our hello is stored: from then on, leaving keeps the game for a resume."""
+        return self.proto.log.hello(self.proto.me) is not None
+
     def away_words(self, terse: bool = False) -> str:
         """What leaving a live game risks: a quit is no pause for the claim clock."""
         if not self.claims or self.proto.log.game is None or self.proto.finished:
@@ -1479,6 +1484,10 @@ class JoinError(Exception):
     """The game could not start (unreachable, refused, wrong code); nothing was saved."""
 
 
+class NoAnswer(JoinError):
+    """The host never answered: not running, a wrong address, or a firewall."""
+
+
 def describe_rules(rules: RuleSet) -> str:
     """One line: the preset and every setting that differs from it."""
     from .rules import PRESETS
@@ -1640,7 +1649,7 @@ async def pair_with_host(
             ev = await _next_event(endpoint, left)
         except TimeoutError:
             if not endpoint.ever_connected:
-                raise JoinError(
+                raise NoAnswer(
                     f"no answer from the host at {endpoint.host}:{endpoint.port} within "
                     f"{timeout:g} s: is it running, is the address right, and is the port open "
                     "in its firewall?") from None  # fmt: skip
@@ -1929,6 +1938,9 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             say(f"the match is over and nothing is owed ({gone} to compare logs: {exc})")
         else:
             say(f"error: {exc}")
+            if resume and isinstance(exc, NoAnswer):  # the host's side may not be running
+                say("a saved game goes on when both sides run it: the host resumes its own "
+                    f"file of this game too; then run again: ginp2p resume {path}")  # fmt: skip
         _close(logfile, secrets)
         if ad is not None:
             await ad.close()
@@ -1949,7 +1961,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             answered=secrets.all_answered(),
         )  # fmt: skip
         if resume:
-            say(f"resumed from {len(logfile.records)} stored entries")
+            say(f"resumed from {count(len(logfile.records), 'stored entry')}")
 
         table = setup.table if setup.player != "bot" else None
         player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"

@@ -35,8 +35,12 @@ def no_score(r: HandResult) -> str:
 
 
 def count(n: int, what: str) -> str:
-    """``1 meld``, ``2 melds``."""
-    return f"{n} {what}" + ("" if n == 1 else "s")
+    """``1 meld``, ``2 melds``, ``3 entries``."""
+    if n == 1:
+        return f"{n} {what}"
+    if what.endswith("y") and what[-2:-1] not in "aeiou":
+        return f"{n} {what[:-1]}ies"
+    return f"{n} {what}s"
 
 
 #: A move as (present, past): the replay tells a game as it unfolds, the table tells

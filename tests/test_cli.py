@@ -210,6 +210,26 @@ def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(tmp_path: Path) 
     assert not (tmp_path / "g" / "peers.json").exists()
 
 
+def test_a_guest_resuming_alone_is_told_the_host_resumes_too(tmp_path: Path) -> None:
+    """The host is not running its side of the saved game: after the wait, the guest
+    learns what to do, not only that nobody answered."""
+    h = host(tmp_path / "h")
+    g = Peer(tmp_path / "g", ["join", h.join_string(), "--pair-code", CODE, "--yes"],
+             name="person", stdin=subprocess.PIPE)  # fmt: skip
+    g.wait_for("your cards")
+    h.kill()
+    assert g.proc.stdin is not None
+    g.proc.stdin.close()  # quit: the game stays saved
+    g.wait()
+    path = g.game_file()
+    r = Peer(tmp_path / "g", ["resume", str(path), "--bot", "--connect-timeout", "2"],
+             name="resumed")  # fmt: skip
+    assert r.wait() == 1, r.output
+    assert "no answer from the host at 127.0.0.1" in r.output
+    assert f"the host resumes its own file of this game too; then run again: ginp2p resume " \
+           f"{path}" in r.output
+
+
 def test_a_bad_code_or_address_is_a_usage_error(tmp_path: Path) -> None:
     r = _run(tmp_path, "bot", "--join", "127.0.0.1:5/abc", "--pair-code", CODE)
     assert r.returncode == 2 and "bad key after '/'" in r.stderr

@@ -114,7 +114,7 @@ def test_join_string_shape() -> None:
         ("10.0.0.5:65536", "between 1 and 65535"),
         ("10.0.0.5:-1", "port must be a number"),
         ("10.0.0.5:４０", "port must be a number"),
-        ("fe80::1:4000", "in brackets"),
+        ("fe80::1:4000", r"in brackets, then the port: \[fe80::1\]:4000"),
         ("[fe80::1:4000", "missing ']'"),
         ("[fe80::1]4000", "expected ':PORT'"),
         ("[not-v6]:4000", "not an IPv6 address"),
@@ -256,3 +256,30 @@ def test_join_by_host_name_takes_the_game_of_that_address(monkeypatch: pytest.Mo
         find("nowhere.invalid:52801")  # two games, and the name is neither's
     games.pop(0)  # one game on the port: a name not advertised still finds it
     assert find("nowhere.invalid:52801") == ("nowhere.invalid", 52801, carol)
+
+
+def test_choosing_a_game_asks_again_until_the_answer_is_one(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A typo in the game's number asks again (the LAN was searched already); Enter
+    takes the only game; nothing typed with several games, or the end of input, is no
+    choice."""
+    from ginp2p import cli
+
+    games = [Found(n, ("192.0.2.1",), 52801, KEY, "1") for n in ("Alice", "Carol")]
+    answers: list[str] = []
+
+    def typed(prompt: str) -> str:
+        if not answers:
+            raise EOFError
+        return answers.pop(0)
+
+    monkeypatch.setattr("builtins.input", typed)
+    answers[:] = ["3", "abc", "2"]
+    assert cli._pick(games) is games[1]
+    assert capsys.readouterr().out.count("is not one of the games listed") == 2
+    answers[:] = [""]
+    assert cli._pick(games[:1]) is games[0]
+    for said in ([""], []):
+        answers[:] = said
+        with pytest.raises(cli.UsageError, match="no game chosen"):
+            cli._pick(games)

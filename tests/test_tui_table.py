@@ -349,6 +349,7 @@ class FakeSession:
     claim: bool = False
     rules_pending: Any = None
     away: str = ""  # what leaving risks (Session.away_words)
+    begun: bool = True  # our hello is stored (Session.begun)
 
     def __post_init__(self) -> None:
         self.proto = FakeProto(self, self.me)
@@ -441,6 +442,10 @@ def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, An
 
 def screen(player: TablePlayer) -> str:
     return plain(player.rows(80, 22))
+
+
+def keys(player: TablePlayer) -> str:
+    return fragment_list_to_text(player.keys_line(80))
 
 
 def test_keys_draw_choose_and_discard(pipe: Any) -> None:
@@ -603,6 +608,12 @@ def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
         assert player.confirm[0] == "leave? saved for `ginp2p resume`; Ann may claim if " \
             "your move waits 120 s"
         assert len(player.confirm[0] + " (y/n) ") <= 80
+        assert "y yes" in keys(player) and "n no" in keys(player)
+        await send("n")
+        s.begun = False  # a guest at the rules, its hello not written: nothing is kept
+        await send("\x03")
+        assert player.confirm is not None
+        assert player.confirm[0] == "leave? nothing has been played yet, so nothing is kept"
         await send("n")
         await send("\x03y")
         assert s.submitted == [QuitCmd()]
@@ -775,3 +786,28 @@ def test_every_move_reads_as_a_sentence_in_both_tenses() -> None:
         assert ("discarding K♠" in now) == ("discarding K♠" in then)
     assert action_words(DrawStock(), "Ann", four) == "Ann draws 4♣ from the stock"
     assert action_words(DrawStock(), "you", None, past=True) == "you drew from the stock"
+
+
+def test_long_lines_break_between_words_and_are_never_cut(pipe: Any) -> None:
+    """What the log and the message row say reaches the player whole at any width: the
+    instruction at the end of a long line ("`ginp2p games` lists yours") is not lost
+    to a `…` at the edge, and no word is split over two rows."""
+    s = FakeSession(drawn_hand())
+    said = ("Bob's ginp2p is playing another game with you (a new one, or an older one "
+            "resumed): both sides must open the same game; `ginp2p games` lists yours")  # fmt: skip
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player._log(said)
+        player.message = ("class:error", said)
+        for width in (40, 60, 80):
+            rows = plain(player.rows(width, 40)).splitlines()
+            start = next(i for i, r in enumerate(rows) if "Bob's ginp2p" in r)
+            tail = [r for r in rows[start:] if r.strip()]
+            assert " ".join(" ".join(r.split()) for r in tail).endswith(" ".join(said.split()))
+            assert all(len(r) <= width and not r.endswith("…") for r in tail)
+            bottom = fragment_list_to_text(player.bottom(width)).splitlines()
+            assert " ".join(w for r in bottom for w in r.split()) == " ".join(said.split())
+            assert all(len(r) <= width for r in bottom)
+        await send("\x03y")
+
+    run_table(pipe, s, script)

@@ -13,6 +13,7 @@ is drawn by the pure functions of :mod:`.view` and :mod:`.render`.
 from __future__ import annotations
 
 import asyncio
+import textwrap
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
@@ -87,6 +88,13 @@ LOG_KEEP = 500
 VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
          "claim", "resign", "quit", "help")  # fmt: skip
 CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
+
+
+def _words_in(text: str, width: int, indent: int = 1) -> list[str]:
+    """``text`` in rows of ``width`` after a one-space margin, broken between words; the
+    rows after the first are indented by ``indent`` (under a log line's time)."""
+    return textwrap.wrap(text, max(width, 20), initial_indent=" ",
+                         subsequent_indent=" " * indent, break_on_hyphens=False) or [" "]
 
 
 def card_word(card: Card) -> str:
@@ -384,8 +392,10 @@ class TablePlayer:
             rows += [[("class:dim", "─" * width)], *draft_rows(self.draft, rules, self.look, width)]
         rows.append([("class:dim", "─" * width)])
         room = height - len(rows)
-        if room > 0:
-            rows += [[(style, " " + text)] for style, text in self.log[-room:]]
+        if room > 0:  # the newest lines, each whole: broken between words, never cut
+            lines = [[(style, line)] for style, text in self.log[-room:]
+                     for line in _words_in(text, width, indent=7)]  # fmt: skip
+            rows += lines[-room:]
         return rows[:height]
 
     def _overlay(self, width: int) -> list[Row] | None:
@@ -404,14 +414,19 @@ class TablePlayer:
         m = self.session.proto.table.match
         return m.rules if m is not None else None
 
-    def bottom(self) -> StyleAndTextTuples:
+    def bottom(self, width: int = 80) -> StyleAndTextTuples:
+        """The question or the message, broken between words (up to three rows)."""
         if self.confirm is not None:
-            return [("class:warn", " " + self.confirm[0] + " (y/n)")]
-        style, text = self.message
-        return [(style, " " + self.look.words(text))] if text else []
+            style, text = "class:warn", self.confirm[0] + " (y/n)"
+        else:
+            style, text = self.message
+            text = self.look.words(text)
+        return [(style, "\n".join(_words_in(text, width)))] if text else []
 
     def keys_line(self, width: int) -> StyleAndTextTuples:
-        if self.result is not None and self.summary is None and not self.command_mode:
+        if self.confirm is not None:  # the question above is what y and n answer
+            pairs = [("y", "yes"), ("n", "no")]
+        elif self.result is not None and self.summary is None and not self.command_mode:
             pairs = [("q", "leave")]
         elif self.command_mode:
             pairs = [("Enter", "do it"), ("Tab", "complete"), ("Esc", "back to the keys")]
@@ -461,7 +476,8 @@ class TablePlayer:
         )
         message = ConditionalContainer(
             # a long refusal wraps (up to three lines) rather than being cut at the edge
-            Window(FormattedTextControl(self.bottom), height=Dimension(min=1, max=3),
+            Window(FormattedTextControl(lambda: self.bottom(size()[0])),
+                   height=Dimension(min=1, max=3),
                    wrap_lines=True, dont_extend_height=True),
             filter=Condition(lambda: not self.command_mode),
         )
@@ -837,6 +853,9 @@ class TablePlayer:
             self.leaving = True
             self._submit(QuitCmd())
 
+        if self.session is not None and not self.session.begun:  # then nothing is kept
+            self.confirm = ("leave? nothing has been played yet, so nothing is kept", leave)
+            return
         away = self.session.away_words(terse=True) if self.session is not None else ""
         text = f"leave? saved for `ginp2p resume`{away}" if away else \
             "leave the game? it is saved, and `ginp2p resume` continues it"
