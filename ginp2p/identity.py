@@ -1,6 +1,7 @@
 """The player's identity: one Ed25519 key, kept in the config folder, that signs
 every entry and (as X25519) encrypts the connection; its text form for join strings
-and ``peers.json``, and its short fingerprint for people.
+and ``peers.json``, and its short fingerprint for people. :func:`user_dir` says where
+ginp2p keeps its files (the key and pins; the games).
 """
 
 from __future__ import annotations
