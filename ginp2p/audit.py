@@ -273,7 +273,7 @@ def audit(
 ) -> Report:
     """Audit a ``.ginlog`` file, read-only (no lock, no repair): a torn tail is reported,
     never cut. A file that is no game log at all is damaged. OSError or NotAFile if
-    there is no file to judge (:func:`~ginp2p.log.read_error` words them).
+    there is no file to judge (:func:`~ginp2p.logfile.read_error` words them).
 
     ``lazy_proofs=False`` checks every proof entry by entry (slow; see the module
     docstring); ``executor`` (a thread pool) splits the curve arithmetic.

@@ -1239,11 +1239,11 @@ class Session:
                 self.stats.dropped_entries += 1
                 if o.reason in ANOTHER_GAME:
                     self._peer_elsewhere = True
-                if o.reason in ANOTHER_GAME and not self._told_other:
-                    self._told_other = True
-                    self.say(f"{self.opponent_name}'s ginp2p is playing another game with you "
-                             "(a new one, or an older one resumed): both sides must open the "
-                             "same game; `ginp2p games` lists yours")  # fmt: skip
+                    if not self._told_other:  # once a session
+                        self._told_other = True
+                        self.say(f"{self.opponent_name}'s ginp2p is playing another game "
+                                 "with you (a new one, or an older one resumed): both sides "
+                                 "must open the same game; `ginp2p games` lists yours")  # fmt: skip
             elif isinstance(o, Refused):
                 if self.rules_pending is None:  # else not refused yet: the player is asked
                     self.say(f"refused: {o.reason}")

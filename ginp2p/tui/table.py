@@ -13,18 +13,17 @@ is drawn by the pure functions of :mod:`.view` and :mod:`.render`.
 from __future__ import annotations
 
 import asyncio
-import textwrap
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 from prompt_toolkit.application import Application
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.completion import CompleteEvent, Completer, Completion
 from prompt_toolkit.document import Document
 from prompt_toolkit.filters import Condition
-from prompt_toolkit.formatted_text import StyleAndTextTuples
+from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
@@ -67,6 +66,7 @@ from .render import (
     summary_rows,
     table_rows,
     too_small,
+    wrap,
 )
 from .view import (
     Draft,
@@ -88,13 +88,6 @@ LOG_KEEP = 500
 VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
          "claim", "resign", "quit", "help")  # fmt: skip
 CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
-
-
-def _words_in(text: str, width: int, indent: int = 1) -> list[str]:
-    """``text`` in rows of ``width`` after a one-space margin, broken between words; the
-    rows after the first are indented by ``indent`` (under a log line's time)."""
-    return textwrap.wrap(text, max(width, 20), initial_indent=" ",
-                         subsequent_indent=" " * indent, break_on_hyphens=False) or [" "]
 
 
 def card_word(card: Card) -> str:
@@ -393,8 +386,8 @@ class TablePlayer:
         rows.append([("class:dim", "─" * width)])
         room = height - len(rows)
         if room > 0:  # the newest lines, each whole: broken between words, never cut
-            lines = [[(style, line)] for style, text in self.log[-room:]
-                     for line in _words_in(text, width, indent=7)]  # fmt: skip
+            lines = [cast(Row, line) for style, text in self.log[-room:]
+                     for line in split_lines(wrap([(style, " " + text)], width, indent=7))]
             rows += lines[-room:]
         return rows[:height]
 
@@ -421,7 +414,7 @@ class TablePlayer:
         else:
             style, text = self.message
             text = self.look.words(text)
-        return [(style, "\n".join(_words_in(text, width)))] if text else []
+        return wrap([(style, " " + text)], width, indent=1) if text else []
 
     def keys_line(self, width: int) -> StyleAndTextTuples:
         if self.confirm is not None:  # the question above is what y and n answer
