@@ -122,9 +122,10 @@ class UsageError(Exception):
     """A mistake on the command line: one line, exit 2."""
 
 
-class FileProblem(Exception):
-    """A file the command cannot use (missing, of another kind): one line, exit 1, as
-    replay and export say of theirs."""
+class Problem(Exception):
+    """Something the command cannot do as things stand (a file missing or of another
+    kind, no game found on the LAN): one line, exit 1, as replay and export say of
+    theirs. Exit 2 is kept for a mistake in the command line itself."""
 
 
 def _value(text: str) -> Any:
@@ -263,19 +264,19 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
             print(f"found {found[0].name} at {host}:{port}")
             return host, port, found[0].key
         why = "several games" if found else "no game"
-        raise UsageError(f"{why} at {host}:{port} announced a key on the LAN: use the "
+        raise Problem(f"{why} at {host}:{port} announced a key on the LAN: use the "
                          "host's full join string HOST:PORT/KEY")  # fmt: skip
     found = _browse(args)
     want = getattr(args, "discover_name", None)
     if want:
         found = [f for f in found if f.name.casefold() == want.casefold()]
     if not found:
-        raise UsageError("no game found on the LAN: a host stops announcing once its guest "
+        raise Problem("no game found on the LAN: a host stops announcing once its guest "
                          "is in (back into your own game: `ginp2p games`, then `ginp2p resume "
                          "FILE`), or multicast is blocked here (ask the host for its join "
                          "string)")  # fmt: skip
     for i, f in enumerate(found, 1):
-        print(f"  {i}. {f.name}  ginp2p join {f.join()}  (protocol {f.version or '?'})")
+        print(f"  {i}. {_found_line(f)}")
     if bot or (len(found) == 1 and not sys.stdin.isatty()):
         choice = found[0]
     elif not sys.stdin.isatty():
@@ -284,6 +285,25 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
         choice = _pick(found)
     print(f"joining {choice.name} (the key is checked by pairing, not by the announcement)")
     return choice.addresses[0], choice.port, choice.key
+
+
+def _found_line(f: Any) -> str:
+    """A game of the LAN list. Anyone can announce any name: the fingerprint tells two
+    hosts of one name apart, and a host you paired with is named as you paired it."""
+    import contextlib
+
+    from . import peers
+    from .discovery import PROTOCOL_VERSION
+    from .identity import fingerprint
+
+    known = None
+    with contextlib.suppress(OSError, peers.PeersError):  # damaged: `ginp2p keys` says so
+        known = peers.lookup(f.key)
+    mark = f"  paired with you as {known.name or 'a player'}" if known else ""
+    other = "" if f.version == PROTOCOL_VERSION else \
+        f"  (another ginp2p version: protocol {f.version or '?'}, ours {PROTOCOL_VERSION})"
+    return (f"{f.name}  fingerprint {fingerprint(f.key)}{mark}{other}\n"
+            f"     ginp2p join {f.join()}")  # fmt: skip
 
 
 def _pick(found: list[Any]) -> Any:
@@ -298,7 +318,7 @@ def _pick(found: list[Any]) -> Any:
         if answer == "" and len(found) == 1:
             return found[0]
         if answer is None or answer == "":
-            raise UsageError("no game chosen")
+            raise Problem("no game chosen")
         if answer.isdigit() and 1 <= int(answer) <= len(found):
             return found[int(answer) - 1]
         print(f"  {answer!r} is not one of the games listed: type its number, 1-{len(found)}")
@@ -350,7 +370,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
 
             old = unfinished_with(_log_dir(args), key_to_text(key))
             if old is not None:
-                raise UsageError(f"you have an unfinished game with this host: continue it "
+                raise Problem(f"you have an unfinished game with this host: continue it "
                                  f"with `ginp2p resume {old}` (or add --new to begin "
                                  "another)")  # fmt: skip
         expect = _rules(args) if (args.preset or args.set) else None
@@ -388,14 +408,14 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
         path = path.with_suffix(".ginlog")
     elif path.suffix != ".ginlog":
-        raise FileProblem(f"{path} is not a game: resume the game's .ginlog file "
+        raise Problem(f"{path} is not a game: resume the game's .ginlog file "
                           "(`ginp2p games` lists them)")  # fmt: skip
     if not path.exists():
-        raise FileProblem(f"{path}: no such file")
+        raise Problem(f"{path}: no such file")
     try:
         side = PeerFile.load(peer_path(path))
     except ValueError as exc:
-        raise FileProblem(str(exc)) from None
+        raise Problem(str(exc)) from None
     player = player or side.player  # for this run only: the file keeps who plays it
     if getattr(args, "address", None):
         try:
@@ -660,10 +680,13 @@ def _cmd_keys(args: argparse.Namespace) -> int:
     ident = load_or_create_identity()
     try:
         if args.forget is not None:
+            if not args.forget.strip():
+                raise UsageError("--forget: say which player to forget: the name or the start "
+                                 "of the fingerprint `ginp2p keys` shows")  # fmt: skip
             try:
                 gone = peers.forget(args.forget)
             except LookupError as exc:
-                raise UsageError(str(exc)) from None
+                raise Problem(str(exc)) from None
             print(f"forgot {gone.name} ({gone.fingerprint}); pair again to play with them")
             return 0
         pinned = peers.all()
@@ -1132,7 +1155,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         from .identity import IdentityError  # imported on failure only: `rules` needs no nacl
 
-        if isinstance(exc, IdentityError | FileProblem):
+        if isinstance(exc, IdentityError | Problem):
             why = str(exc)
         elif isinstance(exc, OSError) and exc.filename is not None:
             # a folder that is a file, a read-only folder: one line, not a traceback

@@ -157,17 +157,20 @@ def forget(name_or_fingerprint: str, *, home: Home = None) -> Peer:
     optional). LookupError if nothing or more than one peer matches."""
     wanted = name_or_fingerprint.strip()
     if not wanted:
-        raise LookupError("say which peer to forget: its name or the start of its fingerprint")
+        raise LookupError("say which player to forget: the name or the start of the "
+                          "fingerprint `ginp2p keys` shows")
     with _locked(home) as path:
         peers = _read(path)
         hits = [p for p in peers if p.name.casefold() == wanted.casefold()]
         if not hits and (prefix := _squash(wanted)):
             hits = [p for p in peers if _squash(p.fingerprint).startswith(prefix)]
         if not hits:
-            raise LookupError(f"no pinned peer is called or has a fingerprint starting {wanted!r}")
+            raise LookupError(f"no paired player is called {wanted!r} or has a fingerprint "
+                              "starting so (`ginp2p keys` lists them)")
         if len(hits) > 1:
             listed = ", ".join(f"{p.name} ({p.fingerprint})" for p in hits)
-            raise LookupError(f"{wanted!r} matches {len(hits)} peers: {listed}; be more precise")
+            raise LookupError(f"{wanted!r} matches {len(hits)} paired players: {listed}; "
+                              "give more of the fingerprint")
         _write(path, [p for p in peers if p is not hits[0]])
     return hits[0]
 

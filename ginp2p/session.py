@@ -763,8 +763,8 @@ def _pinned_name(key: bytes | None) -> str:
 
 @dataclass
 class SessionResult:
-    code: int  # the process exit code: 0 over or left, 1 an error
-    status: str  # "over", "quit" or "error"
+    code: int  # the process exit code: 0 over or left, 1 an error or no game
+    status: str  # "over", "quit", "declined" (the host's rules, by the guest) or "error"
     message: str = ""
 
 
@@ -931,8 +931,7 @@ class Session:
         rules, self.rules_pending = self.rules_pending, None
         if not accept:
             await self._send(ByeFrame("the guest declined the rules"))
-            self._end(1, "error", f"you declined the host's rules ({rules.name}); nothing "
-                                  "was played")  # fmt: skip
+            self._end(1, "declined", f"you declined the host's rules ({rules.name})")
             return
         self.rules_ok = True
         self._rules_answered = rules
@@ -1986,9 +1985,9 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
         mine, theirs = (proto.log.hello(x) is not None for x in (proto.me, proto.opponent))
         nothing = not mine if result.status == "quit" else not (mine and theirs)
         nothing = nothing or proto.written_elsewhere
-        if result.status in ("error", "quit") and not resume and nothing:
-            say(f"error: {result.message}" if result.status == "error"
-                else "left before the game began")  # fmt: skip
+        if result.status in ("error", "quit", "declined") and not resume and nothing:
+            say({"error": f"error: {result.message}", "quit": "left before the game began"}
+                .get(result.status, result.message))  # fmt: skip
             say(f"nothing was played, so {path.name} is not kept")
             empty = True
         elif result.status == "error":

@@ -301,7 +301,7 @@ def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
     assert r.returncode == 0 and "forgot Olga" in r.stdout
     assert not peers.is_pinned(other, home=tmp_path)
     r = _run(tmp_path, "keys", "--forget", "Olga")
-    assert r.returncode == 2 and "no pinned peer" in r.stderr
+    assert r.returncode == 1 and "no paired player is called 'Olga'" in r.stderr
 
 
 def test_selfplay_still_works(tmp_path: Path) -> None:

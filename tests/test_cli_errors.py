@@ -223,7 +223,7 @@ def test_a_damaged_key_is_reported_and_kept(
     with pytest.raises(SystemExit) as exc:  # not a listing of the keys
         main(["keys", "--forget", ""])
     assert exc.value.code == 2
-    assert "say which peer to forget" in capsys.readouterr().err
+    assert "say which player to forget" in capsys.readouterr().err
 
 
 def test_games_lists_a_bad_file_without_hiding_the_others(

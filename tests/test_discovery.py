@@ -252,7 +252,7 @@ def test_join_by_host_name_takes_the_game_of_that_address(monkeypatch: pytest.Mo
 
     assert find("localhost:52801") == ("localhost", 52801, carol)
     assert find("192.0.2.11:52801") == ("192.0.2.11", 52801, alice)
-    with pytest.raises(cli.UsageError, match=r"no game at nowhere\.invalid:52801"):
+    with pytest.raises(cli.Problem, match=r"no game at nowhere\.invalid:52801"):
         find("nowhere.invalid:52801")  # two games, and the name is neither's
     games.pop(0)  # one game on the port: a name not advertised still finds it
     assert find("nowhere.invalid:52801") == ("nowhere.invalid", 52801, carol)
@@ -281,5 +281,35 @@ def test_choosing_a_game_asks_again_until_the_answer_is_one(
     assert cli._pick(games[:1]) is games[0]
     for said in ([""], []):
         answers[:] = said
-        with pytest.raises(cli.UsageError, match="no game chosen"):
+        with pytest.raises(cli.Problem, match="no game chosen"):
             cli._pick(games)
+
+
+def test_the_lan_list_tells_hosts_of_one_name_apart(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Anyone can announce any name: each game shows its key's fingerprint, the one you
+    paired with says so, and a host of another version is marked; none found is no game
+    to join (exit 1), not a mistake in the command (exit 2)."""
+    from ginp2p import cli, peers
+    from ginp2p.identity import fingerprint
+
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
+    one, two = (bytes(nacl.signing.SigningKey(bytes([n]) * 32).verify_key) for n in (1, 2))
+    peers.pin(one, "Alice")
+    games = [Found("Alice", ("192.0.2.11",), 52801, one, PROTOCOL_VERSION),
+             Found("Alice", ("192.0.2.12",), 52801, two, "99")]  # fmt: skip
+    monkeypatch.setattr(cli, "_browse", lambda args: games)
+    monkeypatch.setattr("builtins.input", lambda prompt: "")  # Enter: several, no choice
+    monkeypatch.setattr(sys, "stdin", type("Tty", (), {"isatty": staticmethod(lambda: True)}))
+    assert cli.main(["join"]) == 1
+    out, err = capsys.readouterr()
+    first, second = out.split("  2. ")
+    assert f"1. Alice  fingerprint {fingerprint(one)}  paired with you as Alice" in first
+    assert f"Alice  fingerprint {fingerprint(two)}  (another ginp2p version" in second
+    assert "paired" not in second
+    assert f"ginp2p join {games[1].join()}" in second
+    assert "no game chosen" in err
+    games.clear()
+    assert cli.main(["join"]) == 1
+    assert "no game found on the LAN" in capsys.readouterr().err

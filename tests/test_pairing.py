@@ -401,12 +401,12 @@ def test_peers_pin_rename_forget(tmp_path: Path) -> None:
     assert again.paired == first  # the first pairing date is kept
     assert peers.pin(a, " ", home=tmp_path).name == "Alice B."  # paired again: name kept
     assert [p.name for p in peers.all(home=tmp_path)] == ["Alice B.", "Bob", "bob"]
-    with pytest.raises(LookupError, match="matches 2 peers"):
+    with pytest.raises(LookupError, match="matches 2 paired players"):
         peers.forget("BOB", home=tmp_path)
     fp = fingerprint(c)
     assert peers.forget(fp[:9].upper(), home=tmp_path).key == c
     assert peers.forget("bob", home=tmp_path).key == b
-    with pytest.raises(LookupError, match="no pinned peer"):
+    with pytest.raises(LookupError, match="no paired player is called 'Carol'"):
         peers.forget("Carol", home=tmp_path)
     assert peers.is_pinned(a, home=tmp_path) and not peers.is_pinned(b, home=tmp_path)
     doc = json.loads((tmp_path / "peers.json").read_text())

@@ -60,7 +60,8 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
         if answer == "no":
             rest = g.communicate(timeout=60)[0]
             assert g.returncode != 0
-            assert "declined" in rest
+            assert "you declined the host's rules (hoyle)" in rest
+            assert "error" not in rest, "declining is the player's choice, not an error"
             assert h.wait() != 0
             assert "declined" in h.output or "refused" in h.output
             assert "your cards" not in rest

@@ -459,6 +459,8 @@ def test_keys_draw_choose_and_discard(pipe: Any) -> None:
         assert "your turn: both passed the upcard, draw from the stock (s)" in screen(player)
         await send("d")  # not now: the pile cannot be taken after both passed
         assert s.submitted == [] and "there is no upcard to take now" in player.message[1]
+        await send("g")  # gin is a way to end the turn, after the draw
+        assert s.submitted == [] and player.message[1].startswith("draw first: gin comes")
         await send("s")
         assert s.submitted == [Act(DrawStock())]
         assert player.selected == c("KS"), "the drawn card is chosen"

@@ -289,7 +289,7 @@ class TablePlayer:
             except Exception as exc:  # shown, then the table closes with it
                 result = SessionResult(1, "error", f"{type(exc).__name__}: {exc}")
             self.result = result
-            if self.leaving or result.status == "quit":
+            if self.leaving or result.status in ("quit", "declined"):
                 app.exit()
                 return
             if result.status == "error":
@@ -772,6 +772,9 @@ class TablePlayer:
             self._propose(chosen.action)
         elif v.big_gin is not None:
             self._propose(v.big_gin)
+        elif v.phase in ("draw", "first_upcard"):
+            self.message = ("class:error", "draw first: gin comes after the draw, when every "
+                            "card but your discard is in a meld")  # fmt: skip
         else:
             self.message = ("class:error", "no gin: every card but the discard must be in a meld")
 
