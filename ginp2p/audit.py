@@ -646,89 +646,146 @@ def _audit(
 
 
 def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
-    """The report on a folded log; ``file_damage``: what reading the file found."""
-    log, dropped, lin, hand_of, table = (
-        folded.log, folded.dropped, folded.lin, folded.hand_of, folded.table)  # fmt: skip
-    names = table.names
+    """The report on a folded log; ``file_damage``: what reading the file found. Damage
+    blames nobody; a cheat forfeits the match; what is owed leaves a hand incomplete."""
+    table = folded.table
     current = table.hand.number if table.hand is not None else 0
+    damage, missing = _damage(folded, file_damage, current)
+    results = {x.hand: x.result for _, x in table.events if isinstance(x, HandScored)}
+    cheat, earlier, unsettled = _cheat(folded, damage, results, current)
+    owed_by_hand = _owed(folded, current) if not missing else {}
+    for c in table.claims:  # a standing claim is owed too, and says what it costs
+        state = folded.lin.claims.get(c.id)
+        if state is not None and state.verdict in (ClaimState.STANDS, ClaimState.OPEN):
+            owed_by_hand.setdefault(folded.hand_of.get(c.id, current), []).append(
+                _claim_words(c, state.verdict, table.names))
+    scores, winner, end = _result(table, cheat, earlier, unsettled)
 
-    # damage: blames nobody
-    damage = list(file_damage) + _dropped_lines(dropped)
-    hand_damage: dict[int, list[str]] = {}
-    for d in dropped:
+    hands = []
+    for number in [0, *(h.number for h in table.hands)]:
+        hc = cheat if cheat is not None and cheat.hand == number else None
+        ho = tuple(owed_by_hand.get(number, ()))
+        hd = tuple(damage.by_hand.get(number, ()))
+        verdict = (Verdict.CHEATED if hc else Verdict.DAMAGED if hd
+                   else Verdict.INCOMPLETE if ho else Verdict.CLEAN)  # fmt: skip
+        hands.append(HandReport(number, verdict, hc, ho, hd, results.get(number)))
+    owed = tuple(o for number in sorted(owed_by_hand) for o in owed_by_hand[number])
+    verdict = (Verdict.CHEATED if cheat else Verdict.DAMAGED if damage.lines
+               else Verdict.INCOMPLETE if owed else Verdict.CLEAN)  # fmt: skip
+    rules = table.rules
+    return Report(
+        verdict=verdict,
+        hands=tuple(hands),
+        cheat=cheat,
+        owed=owed,
+        damage=tuple(damage.lines),
+        names=table.names,
+        preset=rules.name if rules is not None else None,
+        scores=scores,
+        winner=winner,
+        end=end,
+        entries=len(folded.log),
+    )
+
+
+@dataclass
+class _Damage:
+    """What the file lacks or spoils: the file's lines, and each hand's."""
+
+    lines: list[str]
+    by_hand: dict[int, list[str]]
+
+    def add(self, line: str, hand: int | None = None) -> None:
+        self.lines.append(line)
+        if hand is not None:
+            self.in_hand(hand, line)
+
+    def in_hand(self, hand: int, line: str) -> None:
+        self.by_hand.setdefault(hand, []).append(line)
+
+
+def _damage(folded: Folded, file_damage: Sequence[str], current: int
+            ) -> tuple[_Damage, dict[int, list[tuple[int, int]]]]:  # fmt: skip
+    """Damage (it blames nobody), and the runs of entries the file lacks by author."""
+    log, names = folded.log, folded.table.names
+    damage = _Damage([*file_damage, *_dropped_lines(folded.dropped)], {})
+    for d in folded.dropped:
         e = d.entry
         if e is None or e.game != log.game or log.at(e.author, e.seq):
             continue
         hand = getattr(e.body, "hand", None)
         if hand is not None:
-            hand_damage.setdefault(hand, []).append(f"{_entry_words(e)}: {d.reason}")
+            damage.in_hand(hand, f"{_entry_words(e)}: {d.reason}")
     missing = _missing(log)
     for a, runs in missing.items():
         one = len(runs) == 1 and runs[0][0] == runs[0][1]
         which = f"entry {runs[0][0]}" if one else "entries " + ", ".join(
             str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
-        line = f"the file lacks {names[a]}'s {which}, which later entries name"
-        damage.append(line)
-        hand_damage.setdefault(current, []).append(line)
-    if missing and lin.held:
-        damage.append(f"{len(lin.held)} entries after the missing ones cannot be placed or judged")
+        damage.add(f"the file lacks {names[a]}'s {which}, which later entries name", current)
+    if missing and folded.lin.held:
+        damage.add(f"{len(folded.lin.held)} entries after the missing ones cannot be placed "
+                   "or judged")  # fmt: skip
     for p in folded.unproven:
         e = p.entries[0]
-        line = (f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
-                f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in the file (an entry "
-                "is missing, or was never written)")  # fmt: skip
-        damage.append(line)
-        hand_damage.setdefault(current, []).append(line)
+        damage.add(f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
+                   f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in the file (an entry "
+                   "is missing, or was never written)", current)  # fmt: skip
     if log.held_count:
-        damage.append(f"{log.held_count} entries wait for a hello the file lacks: not verified")
+        damage.add(f"{log.held_count} entries wait for a hello the file lacks: not verified")
+    return damage, missing
 
-    # cheats: the table's, then what only an auditor sees (the earlier one wins)
-    results = {x.hand: x.result for _, x in table.events if isinstance(x, HandScored)}
+
+def _cheat(folded: Folded, damage: _Damage, results: dict[int, HandResult], current: int
+           ) -> tuple[Cheat | None, Cheat | None, bool]:  # fmt: skip
+    """The first cheat: the table's, or one only an auditor sees if it comes earlier.
+    Returns (the cheat, the auditor's if it is the one, whether a dispute is left
+    unsettled by damage); an inconsistency of ginp2p's own is added to ``damage``."""
+    table, lin, names = folded.table, folded.lin, folded.table.names
     cheat = table.cheat
     unsettled = False
     if cheat is not None and cheat.rule == "false-dispute":
         # a dispute of an entry whose ack the file cannot judge is not proven false
-        disputed = log.get(cheat.entry)
+        disputed = folded.log.get(cheat.entry)
         named = {x.id for p in folded.unproven for x in p.entries}
         if disputed is not None and disputed.kind == "dispute" and disputed.body.entry in named:
             a = disputed.author
-            line = (f"{names[a]} disputed an entry of {names[1 - a]} that acks "
-                    "an entry not in the file: the file cannot settle the dispute")  # fmt: skip
-            damage.append(line)
-            hand_damage.setdefault(cheat.hand, []).append(line)
+            damage.add(f"{names[a]} disputed an entry of {names[1 - a]} that acks an entry "
+                       "not in the file: the file cannot settle the dispute",
+                       cheat.hand)  # fmt: skip
             cheat, unsettled = None, True
-    audit_cheat, broken = _auditor_checks(table, lin, hand_of, results, cheat)
+    audit_cheat, broken = _auditor_checks(table, lin, folded.hand_of, results, cheat)
     for hand, line in broken:
-        damage.append(f"{line} (an inconsistency in ginp2p: please report it)")
-        hand_damage.setdefault(hand, []).append(line)
+        damage.lines.append(f"{line} (an inconsistency in ginp2p: please report it)")
+        damage.in_hand(hand, line)
     if cheat is None:
-        audit_cheat = audit_cheat or _equivocation(log, names, current)
-    if audit_cheat is not None and (
-        cheat is None or _at(lin, audit_cheat.entry) < _at(lin, cheat.entry)
-    ):
-        cheat = audit_cheat
-    else:
-        audit_cheat = None
+        audit_cheat = audit_cheat or _equivocation(folded.log, names, current)
+    if audit_cheat is not None and (cheat is None or
+                                    _at(lin, audit_cheat.entry) < _at(lin, cheat.entry)):
+        return audit_cheat, audit_cheat, unsettled
+    return cheat, None, unsettled
 
-    # owed: who owes what, standing claims
-    owed_by_hand: dict[int, list[str]] = {}
-    if not missing:
-        for o in table.owed():
-            hand = 0 if o.kinds & {"hello", "nonce"} else current
-            owed_by_hand.setdefault(hand, []).append(_owed_words(o, table))
-    for c in table.claims:
-        state = lin.claims.get(c.id)
-        if state is None or state.verdict not in (ClaimState.STANDS, ClaimState.OPEN):
-            continue
-        o = c.body.owed_author
-        how = ("no entry of theirs answers it" if state.verdict is ClaimState.OPEN
-               else "they answered only after seeing it")  # fmt: skip
-        owed_by_hand.setdefault(hand_of.get(c.id, current), []).append(
-            f"{names[c.author]} claimed that {names[o]} owed {c.body.what!r} and {how}: the "
-            f"claim stands and {names[o]} forfeits the match"
-        )
 
-    # the result the log supports
+def _owed(folded: Folded, current: int) -> dict[int, list[str]]:
+    """What each hand waits for (the set-up, hand 0, for a hello or a nonce)."""
+    owed: dict[int, list[str]] = {}
+    for o in folded.table.owed():
+        hand = 0 if o.kinds & {"hello", "nonce"} else current
+        owed.setdefault(hand, []).append(_owed_words(o, folded.table))
+    return owed
+
+
+def _claim_words(c: Entry, verdict: ClaimState, names: tuple[str, str]) -> str:
+    o = c.body.owed_author
+    how = ("no entry of theirs answers it" if verdict is ClaimState.OPEN
+           else "they answered only after seeing it")  # fmt: skip
+    return (f"{names[c.author]} claimed that {names[o]} owed {c.body.what!r} and {how}: the "
+            f"claim stands and {names[o]} forfeits the match")
+
+
+def _result(table: Table, cheat: Cheat | None, audit_cheat: Cheat | None, unsettled: bool
+            ) -> tuple[tuple[int, int] | None, int | None, str | None]:  # fmt: skip
+    """The scores, winner and end the log supports. A cheat forfeits, even a match
+    already won; one only the auditor found voids the hands from its own on."""
     m = table.match
     scores: tuple[int, int] | None = None
     winner: int | None = None
@@ -743,37 +800,12 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         before = [x.scores for _, x in table.events
                   if isinstance(x, HandScored) and x.hand < audit_cheat.hand]  # fmt: skip
         scores = before[-1] if before else (0, 0)
-    if cheat is not None and m is not None:  # a cheat forfeits, even a match already won
+    if cheat is not None and m is not None:
         winner, end = 1 - cheat.author, "cheat"
     forfeit = (cheat.author, "cheat") if cheat is not None else table.forfeited
     if m is None and forfeit is not None:  # the match ended before the first deal
         scores, winner, end = (0, 0), 1 - forfeit[0], forfeit[1]
-
-    hands = []
-    for number in [0, *(h.number for h in table.hands)]:
-        hc = cheat if cheat is not None and cheat.hand == number else None
-        ho = tuple(owed_by_hand.get(number, ()))
-        hd = tuple(hand_damage.get(number, ()))
-        verdict = (Verdict.CHEATED if hc else Verdict.DAMAGED if hd
-                   else Verdict.INCOMPLETE if ho else Verdict.CLEAN)  # fmt: skip
-        hands.append(HandReport(number, verdict, hc, ho, hd, results.get(number)))
-    owed = tuple(o for number in sorted(owed_by_hand) for o in owed_by_hand[number])
-    verdict = (Verdict.CHEATED if cheat else Verdict.DAMAGED if damage
-               else Verdict.INCOMPLETE if owed else Verdict.CLEAN)  # fmt: skip
-    rules = table.rules
-    return Report(
-        verdict=verdict,
-        hands=tuple(hands),
-        cheat=cheat,
-        owed=owed,
-        damage=tuple(damage),
-        names=names,
-        preset=rules.name if rules is not None else None,
-        scores=scores,
-        winner=winner,
-        end=end,
-        entries=len(log),
-    )
+    return scores, winner, end
 
 
 def _at(lin: Linear, id: bytes) -> float:
