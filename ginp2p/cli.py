@@ -733,9 +733,9 @@ def _cmd_games(args: argparse.Namespace) -> int:
         print(f"no games in {directory}")
         return 0
     wide = max(len("result"), *(len(g.result) for g in games))
-    print(f"{'date':<25} {'opponent':<16} {'preset':<14} {'result':<{wide}} file")
+    print(f"{'began':<16} {'opponent':<16} {'preset':<14} {'result':<{wide}} file")
     for g in games:
-        print(f"{g.date:<25} {g.opponent[:16]:<16} {g.preset:<14} {g.result:<{wide}} {g.path}")
+        print(f"{g.date:<16} {g.opponent[:16]:<16} {g.preset:<14} {g.result:<{wide}} {g.path}")
     return 0
 
 

@@ -2049,6 +2049,22 @@ def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | 
     return None
 
 
+_WHEN = "%Y-%m-%d %H:%M"
+
+
+def _local_time(created: str) -> str:
+    """When a game began, in this machine's time (the file keeps UTC), to the minute."""
+    import datetime
+
+    try:
+        when = datetime.datetime.fromisoformat(created)
+    except ValueError:
+        return created
+    if when.tzinfo is not None:
+        when = when.astimezone()
+    return when.strftime(_WHEN)
+
+
 def list_games(directory: Path) -> list[GameInfo]:
     """Every game in ``directory`` (newest first): date, opponent, preset, result.
 
@@ -2082,10 +2098,10 @@ def list_games(directory: Path) -> list[GameInfo]:
             result = "unreadable: a pipe or a device"
         except Exception as exc:  # a bug on one file must not hide the others
             result = f"unreadable ({type(exc).__name__})"
-        date = side.created if side is not None and side.created else "?"
+        date = _local_time(side.created) if side is not None and side.created else "?"
         if date == "?":
             with contextlib.suppress(OSError):  # a dangling link has no time
-                date = time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(path.stat().st_mtime))
+                date = time.strftime(_WHEN, time.localtime(path.stat().st_mtime))
         role = side.role if side is not None else "?"
         out.append(GameInfo(path, date, role, opponent, preset, result))
     return out

@@ -66,8 +66,26 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
     assert key_to_text(mine) in (tmp_path / "computer" / "peers.json").read_text()
     listed = _run(tmp_path, "games")
     assert listed.returncode == 0
-    assert re.search(r"Computer 2\s+classic\s+(won|lost) \d+-\d+ \(target\)", listed.stdout), \
-        listed.stdout
+    assert re.search(r"\n\d{4}-\d\d-\d\d \d\d:\d\d +Computer 2\s+classic\s+(won|lost) "
+                     r"\d+-\d+ \(target\)", listed.stdout), listed.stdout  # fmt: skip
+
+
+def test_games_says_when_a_game_began_in_local_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The file keeps UTC; the list shows this machine's time, to the minute."""
+    import time
+
+    from ginp2p.session import _local_time
+
+    monkeypatch.setenv("TZ", "Europe/Paris")
+    time.tzset()
+    try:
+        assert _local_time("2026-11-24T11:19:15+00:00") == "2026-11-24 12:19"
+        assert _local_time("2026-07-01T23:30:00+00:00") == "2026-07-02 01:30"
+        assert _local_time("2026-11-24T11:19:15") == "2026-11-24 11:19"  # no zone: as it is
+        assert _local_time("last Tuesday") == "last Tuesday"
+    finally:
+        monkeypatch.undo()
+        time.tzset()
 
 
 def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
