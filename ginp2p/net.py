@@ -42,6 +42,7 @@ __all__ = [
     "NET_VERSION",
     "BadFrame",
     "ByeFrame",
+    "ConnectRefused",
     "EntryFrame",
     "Frame",
     "FrameError",
@@ -252,6 +253,16 @@ class Rejected:
 
 
 @dataclass(frozen=True, slots=True)
+class ConnectRefused:
+    """Guest: the host's machine refused a connection (nothing listens at that port
+    yet, or the port is wrong). ZeroMQ retries such a connection in silence, as it does
+    one that is never answered (a firewall that drops it): this tells them apart.
+    ``for_s``: seconds since the first of these refusals in a row."""
+
+    for_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class BadFrame:
     """A message that was dropped: undecodable, or not allowed from an unpinned key."""
 
@@ -259,7 +270,7 @@ class BadFrame:
     reason: str
 
 
-NetEvent = Received | LinkUp | LinkDown | Rejected | BadFrame
+NetEvent = Received | LinkUp | LinkDown | Rejected | BadFrame | ConnectRefused
 
 
 class NetError(Exception):
@@ -645,6 +656,10 @@ class GuestEndpoint(_Endpoint):
         self.port = port
         self.ever_connected = False
         self.attempts = 0
+        #: The latest connections were refused: nothing listens at that address yet.
+        self.refusing = False
+        self._tcp_up = False  # this attempt got a TCP connection (answered, not refused)
+        self._refused_since: float | None = None
 
     async def start(self) -> None:
         self.ctx = zmq.asyncio.Context()
@@ -666,8 +681,14 @@ class GuestEndpoint(_Endpoint):
             self.events.put_nowait(Received(frame, self.server_key))
 
     def _on_monitor(self, event: int, value: int) -> None:
-        if event in (zmq.EVENT_CONNECTED, zmq.EVENT_CONNECT_RETRIED):
+        if event == zmq.EVENT_CONNECTED:
             self.attempts += 1
+            self._tcp_up, self.refusing, self._refused_since = True, False, None
+        elif event == zmq.EVENT_CONNECT_RETRIED:  # a retry is due: was this one refused?
+            self.attempts += 1
+            if not self._tcp_up:
+                self._refused()
+            self._tcp_up = False
         elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
             self.connected = self.ever_connected = True
             self.events.put_nowait(LinkUp(self.server_key))
@@ -685,6 +706,15 @@ class GuestEndpoint(_Endpoint):
                 "the host did not complete the encrypted handshake: the key in the join "
                 "string is probably not this host's",
             ))  # fmt: skip
+
+    def _refused(self) -> None:
+        """A connection ended before TCP got through: the host's machine said no (an
+        attempt a firewall drops would still be waiting, not retried)."""
+        now = asyncio.get_running_loop().time()
+        if self._refused_since is None:
+            self._refused_since = now
+        self.refusing = True
+        self.events.put_nowait(ConnectRefused(now - self._refused_since))
 
     async def send(self, frame: Frame, to: bytes | None = None) -> bool:
         return await self._send_parts(encode_frame(frame))

@@ -48,6 +48,7 @@ from .net import (
     NET_VERSION,
     BadFrame,
     ByeFrame,
+    ConnectRefused,
     EntryFrame,
     GuestEndpoint,
     HaveFrame,
@@ -1171,7 +1172,7 @@ class Session:
             await self._on_tick()
         elif isinstance(item, _Poke):
             pass
-        elif isinstance(item, (Received, LinkUp, LinkDown, Rejected, BadFrame)):
+        elif isinstance(item, (Received, LinkUp, LinkDown, Rejected, BadFrame, ConnectRefused)):
             self._net_queued -= 1
             await self._on_net(item)
         else:
@@ -1280,10 +1281,8 @@ class Session:
         ep = self.endpoint
         late = self.connect_timeout is not None and now - self._started > self.connect_timeout
         if isinstance(ep, GuestEndpoint) and late and not ep.ever_connected:
-            self._end(1, "error",
-                      f"no answer from the host at {ep.host}:{ep.port} within "
-                      f"{self.connect_timeout:g} s: is it running, is the address right, and "
-                      "is the port open in its firewall?")  # fmt: skip
+            assert self.connect_timeout is not None
+            self._end(1, "error", no_answer_words(ep, self.connect_timeout))
             return
         if not self.link_up:
             return
@@ -1299,6 +1298,8 @@ class Session:
 
     # -- the network ---------------------------------------------------------------------
     async def _on_net(self, ev: NetEvent) -> None:
+        if isinstance(ev, ConnectRefused):  # the host is gone: "reconnecting…" says it
+            return
         if isinstance(ev, Received):
             self.stats.frames_in += 1
             self._last_heard = self.now()
@@ -1621,6 +1622,29 @@ def fingerprint_curve(curve: bytes) -> str:
     return "curve " + fingerprint(curve)[:9]
 
 
+#: Connections refused this long (seconds) are told, once: the host may start a moment
+#: after its guest (``play`` starts its computer just after the host listens).
+REFUSED_TELL_S = 1.0
+
+
+def nothing_listening_words(endpoint: GuestEndpoint, left: float | None) -> str:
+    """Said while the guest still waits: its connections are refused, not unanswered."""
+    still = f"still trying for {left:.0f} s" if left is not None else "still trying"
+    return (f"nothing is listening at {endpoint.host}:{endpoint.port} yet (is the host "
+            f"running? is the port right?); {still}")
+
+
+def no_answer_words(endpoint: GuestEndpoint, timeout: float) -> str:
+    """Why the guest gives up: refused connections point to the port or a host not
+    running; unanswered ones to the address or a firewall."""
+    where = f"{endpoint.host}:{endpoint.port}"
+    if endpoint.refusing:
+        return (f"nothing was listening at {where} within {timeout:g} s (the connections "
+                "were refused): is the host running, and is the port right?")
+    return (f"no answer from the host at {where} within {timeout:g} s: is it running, is "
+            "the address right, and is the port open in its firewall?")
+
+
 async def pair_with_host(
     endpoint: GuestEndpoint,
     identity: Identity,
@@ -1642,18 +1666,22 @@ async def pair_with_host(
         gp = GuestPairing(code, identity.public_key, host_key=host_key,
                           curve_key=curve_key(host_key))  # fmt: skip
     failures = 0
+    told_refused = False
     while True:
         left = None if deadline is None else max(0.0, deadline - loop.time())
         try:
             ev = await _next_event(endpoint, left)
         except TimeoutError:
             if not endpoint.ever_connected:
-                raise NoAnswer(
-                    f"no answer from the host at {endpoint.host}:{endpoint.port} within "
-                    f"{timeout:g} s: is it running, is the address right, and is the port open "
-                    "in its firewall?") from None  # fmt: skip
+                assert timeout is not None
+                raise NoAnswer(no_answer_words(endpoint, timeout)) from None
             raise JoinError("the host did not answer the pairing request in time") from None
-        if isinstance(ev, LinkUp):
+        if isinstance(ev, ConnectRefused):
+            if not told_refused and ev.for_s >= REFUSED_TELL_S:
+                told_refused = True
+                now_left = None if deadline is None else max(0.0, deadline - loop.time())
+                say(nothing_listening_words(endpoint, now_left))
+        elif isinstance(ev, LinkUp):
             if gp is None:
                 endpoint.events.put_nowait(ev)  # a pinned host: straight to the game
                 return

@@ -218,12 +218,13 @@ def test_port_in_use_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
 def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # bound, never listening: nobody answers
+        port = s.getsockname()[1]  # bound, never listening: connections are refused
         key = key_to_text(load_or_create_identity(tmp_path / "other").public_key)
         r = _run(tmp_path / "g", "bot", "--join", f"127.0.0.1:{port}/{key}", "--pair-code", CODE,
                  "--connect-timeout", "2")  # fmt: skip
     assert r.returncode == 1
-    assert "no answer from the host at 127.0.0.1" in r.stdout
+    assert f"nothing was listening at 127.0.0.1:{port} within 2 s (the connections were " \
+           "refused): is the host running, and is the port right?" in r.stdout
     assert not list((tmp_path / "g").glob("games/*"))
     assert not (tmp_path / "g" / "peers.json").exists()
 
@@ -243,7 +244,7 @@ def test_a_guest_resuming_alone_is_told_the_host_resumes_too(tmp_path: Path) -> 
     r = Peer(tmp_path / "g", ["resume", str(path), "--bot", "--connect-timeout", "2"],
              name="resumed")  # fmt: skip
     assert r.wait() == 1, r.output
-    assert "no answer from the host at 127.0.0.1" in r.output
+    assert "nothing was listening at 127.0.0.1" in r.output
     assert f"the host resumes its own file of this game too; then run again: ginp2p resume " \
            f"{path}" in r.output
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
+import socket
 from collections.abc import AsyncIterator
 
 import msgpack
@@ -17,6 +19,7 @@ from ginp2p.net import (
     NET_VERSION,
     BadFrame,
     ByeFrame,
+    ConnectRefused,
     EntryFrame,
     FrameError,
     GuestEndpoint,
@@ -211,5 +214,84 @@ def test_a_port_in_use_is_port_in_use(tmp_path) -> None:  # type: ignore[no-unty
                 await b.start()
         finally:
             await a.close()
+
+    asyncio.run(main())
+
+
+def _free_port() -> int:
+    """A port nothing listens on (bound a moment, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def test_refused_connections_are_reported_and_a_late_host_still_gets_its_guest(
+        tmp_path) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    """Nothing listens at the guest's port: ZeroMQ retries in silence, the monitor says
+    the connections are refused; a host that starts a moment later gets its guest."""
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+
+    async def main() -> None:
+        port = _free_port()
+        guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                              "127.0.0.1", port)  # fmt: skip
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            port=port, pinned=[g.curve_public_key])  # fmt: skip
+        try:
+            await guest.start()
+            first = await _next(guest, ConnectRefused, timeout=3)
+            later = await _next(guest, ConnectRefused, timeout=3)
+            assert first.for_s == 0 and later.for_s > 0  # type: ignore[attr-defined]
+            assert guest.refusing and not guest.ever_connected
+            await host.start()
+            await _next(guest, LinkUp, timeout=5)
+            assert not guest.refusing
+        finally:
+            for ep in (guest, host):
+                await ep.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("listening", [False, True])
+def test_a_guest_is_told_soon_when_nothing_listens(
+        tmp_path, monkeypatch: pytest.MonkeyPatch, listening: bool) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+    """Refused connections are told after about a second while the guest waits on, and
+    its last words say they were refused; a port that takes the connection and never
+    answers (as behind a firewall that drops them) stays 'no answer'."""
+    from ginp2p.session import NoAnswer, pair_with_host
+
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+    said: list[tuple[float, str]] = []
+
+    async def main() -> None:
+        with socket.socket() as silent:
+            silent.bind(("127.0.0.1", 0))
+            if listening:
+                silent.listen()
+            port = silent.getsockname()[1]
+            guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                                  "127.0.0.1", port)  # fmt: skip
+            loop = asyncio.get_running_loop()
+            start = loop.time()
+            try:
+                await guest.start()
+                with pytest.raises(NoAnswer) as err:
+                    await pair_with_host(guest, g, h.public_key, None,
+                                         lambda t: said.append((loop.time() - start, t)), 2.5)
+            finally:
+                await guest.close()
+        if listening:
+            assert said == []
+            assert "no answer from the host at 127.0.0.1" in str(err.value)
+        else:
+            ((when, line),) = said
+            assert 1.0 <= when < 2.5
+            assert re.fullmatch(f"nothing is listening at 127.0.0.1:{port} yet \\(is the host "
+                                r"running\? is the port right\?\); still trying for [0-2] s",
+                                line), line  # fmt: skip
+            assert str(err.value).startswith(f"nothing was listening at 127.0.0.1:{port} "
+                                             "within 2.5 s (the connections were refused)")
 
     asyncio.run(main())
