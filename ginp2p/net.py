@@ -241,11 +241,17 @@ class LinkDown:
     peer: bytes | None
 
 
+#: The host's words for a key its ZAP handler refused, and for a failed handshake.
+REFUSED_STRANGER = "refused a connection from a player not paired with this host"
+REFUSED_HANDSHAKE = ("refused a connection that did not complete the encrypted greeting (a "
+                     "wrong key in the join string, or not a ginp2p program)")
+
+
 @dataclass(frozen=True, slots=True)
 class Rejected:
     """A connection that did not get through. Host: a key ZAP refused (``peer``) or a
-    failed handshake. Guest: the host refused our key (``auth``) or the handshake
-    failed (most likely a wrong host key)."""
+    failed handshake; ``reason`` is a whole line. Guest: the host refused our key
+    (``auth``) or the handshake failed (most likely a wrong host key)."""
 
     peer: bytes | None
     reason: str
@@ -448,7 +454,7 @@ class _Admission:
             return False
         ok = self.host.admits(raw)
         if not ok:
-            self.host.events.put_nowait(Rejected(raw, "a key that is not paired with this host"))
+            self.host.events.put_nowait(Rejected(raw, REFUSED_STRANGER))
         return ok
 
 
@@ -621,7 +627,7 @@ class HostEndpoint(_Endpoint):
                     self.connected = bool(self._up)
                     self.events.put_nowait(LinkDown(peer))
         elif event in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
-            self.events.put_nowait(Rejected(None, "a connection failed the CURVE handshake"))
+            self.events.put_nowait(Rejected(None, REFUSED_HANDSHAKE))
 
     async def send(self, frame: Frame, to: bytes | None = None) -> bool:
         """Send to ``to`` (default: the partner). False if it has no route now."""

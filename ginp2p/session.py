@@ -745,6 +745,48 @@ def seat_names(session: Session) -> tuple[str, str]:
     return n[0], n[1]
 
 
+def _is_pinned(key: bytes | None) -> bool:
+    """Whether this key was paired with (a peers.json that cannot be read: no)."""
+    from . import peers
+
+    try:
+        return key is not None and peers.is_pinned(key)
+    except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
+        return False
+
+
+def _paired_player(curve: bytes) -> str | None:
+    """The paired player whose connection key is ``curve``, named and fingerprinted as
+    ``ginp2p keys`` lists it; None for a stranger (or a peers.json that cannot be read).
+    A connection shows only the X25519 form of the key: each pinned key is converted."""
+    from . import peers
+    from .words import for_screen
+
+    try:
+        pinned = peers.all()
+    except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
+        return None
+    for p in pinned:
+        with contextlib.suppress(Exception):
+            if curve_key(p.key) == curve:
+                if p.name == p.fingerprint:  # paired, never named by a hello
+                    return f"a player you paired with ({p.fingerprint})"
+                return f"{for_screen(p.name)} ({p.fingerprint}, paired with you)"
+    return None
+
+
+def turned_away_words(pinned: bool) -> str:
+    """Why the host refused this guest's key. A host that knows us admits us unless it
+    is in a game with someone else (it then admits only that player) or forgot us."""
+    if pinned:
+        return ("the host turned you away: most likely it is in a game with someone else "
+                "(try again when it is free), or it has forgotten your key (then pair again "
+                "with its code: --pair-code CODE)")
+    return ("the host turned you away: it is not pairing now, most likely because it is in "
+            "a game with someone else (try again when it is free, with the code it shows "
+            "then)")
+
+
 def _pinned_name(key: bytes | None) -> str:
     """The name a paired player was pinned under ('' if none, or unreadable)."""
     from . import peers
@@ -1321,14 +1363,16 @@ class Session:
         elif isinstance(ev, Rejected):
             self.stats.rejected += 1
             if isinstance(self.endpoint, HostEndpoint):
-                who = f" from key {fingerprint_curve(ev.peer)}…" if ev.peer else ""
-                line = refusal_line(self.stats.rejected, f"refused a connection{who}: {ev.reason}")
-                if line is not None:
+                n = self.stats.rejected  # peers.json is read only for a line that is shown
+                if n <= REFUSALS_SHOWN and (line := refusal_line(n, self._turned_away(ev))):
                     self.say(line)
                 return
             first = not self.endpoint.ever_connected
             self._handshake_failures += 1
-            if ev.auth or (first and self._handshake_failures >= 2):
+            if ev.auth:
+                pinned = _is_pinned(self.proto.log.key(self.proto.opponent))
+                self._end(1, "error", turned_away_words(pinned))
+            elif first and self._handshake_failures >= 2:
                 self._end(1, "error", f"cannot join: {ev.reason}")
         elif isinstance(ev, BadFrame):
             self.stats.bad_frames += 1
@@ -1337,6 +1381,15 @@ class Session:
                 self.say(f"ignored a message from {fingerprint_curve(ev.peer)}…: {ev.reason}")
 
     _told_version = False
+
+    def _turned_away(self, ev: Rejected) -> str:
+        """The host's line for a refused connection: a player paired with this host is
+        named as ``ginp2p keys`` lists it (turned away because this game is another's)."""
+        friend = _paired_player(ev.peer) if ev.peer is not None else None
+        if friend is None:
+            return ev.reason
+        return (f"{friend} tried to join; this game is with "
+                f"{self.opponent_name or 'another player'}, so they were turned away")
 
     def _peer_label(self) -> str:
         p = self.proto
@@ -1615,7 +1668,7 @@ async def admit_guest(
                     "this host does not know your key: pair with the host's code "
                     "(--pair-code CODE)"), to=ev.peer)  # fmt: skip
         elif isinstance(ev, Rejected):
-            refused(f"refused a connection: {ev.reason}")
+            refused(ev.reason)
 
 
 def fingerprint_curve(curve: bytes) -> str:
@@ -1689,9 +1742,7 @@ async def pair_with_host(
         elif isinstance(ev, Rejected):
             failures += 1
             if ev.auth:
-                raise JoinError(
-                    "the host refused this player's key: it does not know you (pair with its "
-                    "code: --pair-code CODE) or it is no longer pairing")  # fmt: skip
+                raise JoinError(turned_away_words(_is_pinned(host_key)))
             if failures >= 2:
                 raise JoinError(f"cannot join: {ev.reason}")
         elif isinstance(ev, Received) and isinstance(ev.frame, ByeFrame):

@@ -204,9 +204,9 @@ def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None
     try:
         third = guest(tmp_path / "third", join, "--connect-timeout", "15", name="third")
         assert third.wait() == 1, third.output
-        assert "refused this player's key" in third.output
+        assert "the host turned you away: it is not pairing now" in third.output
         assert not list((tmp_path / "third").glob("games/*.ginlog"))
-        h.wait_for("refused a connection")
+        h.wait_for("refused a connection from a player not paired with this host")
         assert h.wait() == 0, h.output
     finally:
         g.kill(signal.SIGKILL)
@@ -215,6 +215,37 @@ def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None
     assert report.end == "claim" and report.winner == 0, report.text()
     assert report.verdict.value == "incomplete", report.text()  # the audit's verdict
     assert "the claim stands" in report.text()
+
+
+def test_a_paired_player_who_joins_a_busy_host_is_told_so_on_both_screens(
+        tmp_path: Path) -> None:  # fmt: skip
+    """The host is in a game with Guesto; Bob, paired with it before, tries to join and
+    is refused (the host admits only its opponent now). Bob is told the host is most
+    likely busy, not that it does not know him; the host names Bob as `ginp2p keys`
+    does (not by his connection key), and says whom its game is with."""
+    from ginp2p import peers
+
+    ids = {n: load_or_create_identity(tmp_path / n) for n in ("h", "g", "bob")}
+    for n in ("g", "bob"):
+        peers.pin(ids["h"].public_key, "Hosta", home=tmp_path / n)
+    peers.pin(ids["g"].public_key, "Guesto", home=tmp_path / "h")
+    peers.pin(ids["bob"].public_key, "Bob", home=tmp_path / "h")
+    h = host(tmp_path / "h", "--set", "game_target=500")
+    join = h.join_string()
+    g = guest(tmp_path / "g", join, "-v", code=None)
+    try:
+        g.wait_for(r"drew")
+        g.kill(signal.SIGSTOP)  # the game stays in progress
+        bob = guest(tmp_path / "bob", join, code=None, name="bob")
+        assert bob.wait() == 1, bob.output
+        assert "the host turned you away: most likely it is in a game with someone else " \
+               "(try again when it is free)" in bob.output  # fmt: skip
+        h.wait_for(rf"Bob \({ids['bob'].fingerprint}, paired with you\) tried to join; this "
+                   "game is with Guesto, so they were turned away")  # fmt: skip
+        assert "curve" not in h.output
+    finally:
+        g.kill(signal.SIGKILL)
+        h.kill()
 
 
 def test_a_claimant_waits_for_its_claim_to_reach_a_player_who_wakes(tmp_path: Path) -> None:
