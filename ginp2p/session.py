@@ -1593,6 +1593,17 @@ async def _next_event(endpoint: HostEndpoint | GuestEndpoint, timeout: float | N
         raise TimeoutError from None
 
 
+#: The host's bye to a guest whose wrong code was the last one it takes: a guest would
+#: otherwise not know that trying again is no use until the host starts again.
+PAIRING_OVER_REASON = "this host stopped taking pairing codes after too many wrong ones"
+PAIRING_OVER_WORDS = (
+    "wrong pairing code, and the host's last try: it stopped taking codes, so that none "
+    "can be guessed; ask the host to start again, which shows a new code, and use that one "
+    "(if the code was typed right, someone may be in the middle)")
+#: How long a guest whose code was wrong waits for the host's bye (seconds).
+BYE_WAIT_S = 1.0
+
+
 async def admit_guest(
     endpoint: HostEndpoint,
     identity: Identity,
@@ -1635,11 +1646,15 @@ async def admit_guest(
             except PairingError as exc:
                 attempts.pop(peer, None)
                 say(f"a guest failed to pair: {exc}")
-                await endpoint.send(ByeFrame(f"pairing failed: {exc}"[:200]), to=peer)
+                over = gate.refused is not None  # that was the code's last try
+                bye = PAIRING_OVER_REASON if over else f"pairing failed: {exc}"[:200]
+                await endpoint.send(ByeFrame(bye), to=peer)
                 await asyncio.sleep(0.05)  # let the bye go before the connection is cut
                 await endpoint.drop_connections()
-                if gate.refused is not None:
-                    raise JoinError(f"{gate.refused} (hosting again makes one)") from None
+                if over:
+                    raise JoinError(f"{gate.failures} failed pairing attempts with this code: "
+                                    "stopped pairing, so nobody can go on guessing it (the "
+                                    "guest was told); host again for a new code") from None
                 left = gate.attempts_left
                 say(f"{left} pairing attempt{'' if left == 1 else 's'} left with this code")
                 continue
@@ -1673,6 +1688,20 @@ async def admit_guest(
 
 def fingerprint_curve(curve: bytes) -> str:
     return "curve " + fingerprint(curve)[:9]
+
+
+async def _host_bye(endpoint: GuestEndpoint, wait: float) -> str | None:
+    """The reason of the host's next bye, if one comes within ``wait`` seconds."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + wait
+    while (left := end - loop.time()) > 0:
+        try:
+            ev = await _next_event(endpoint, left)
+        except TimeoutError:
+            return None
+        if isinstance(ev, Received) and isinstance(ev.frame, ByeFrame):
+            return ev.frame.reason
+    return None
 
 
 #: Connections refused this long (seconds) are told, once: the host may start a moment
@@ -1719,7 +1748,7 @@ async def pair_with_host(
         gp = GuestPairing(code, identity.public_key, host_key=host_key,
                           curve_key=curve_key(host_key))  # fmt: skip
     failures = 0
-    told_refused = False
+    told_refused = started = False
     while True:
         left = None if deadline is None else max(0.0, deadline - loop.time())
         try:
@@ -1738,6 +1767,10 @@ async def pair_with_host(
             if gp is None:
                 endpoint.events.put_nowait(ev)  # a pinned host: straight to the game
                 return
+            if started:  # a new connection: the host forgot this attempt with the old one
+                raise JoinError("the host cut the connection while pairing (it does so "
+                                "when another guest's pairing fails): try again")  # fmt: skip
+            started = True
             await endpoint.send(PairFrame(gp.start()))
         elif isinstance(ev, Rejected):
             failures += 1
@@ -1751,9 +1784,10 @@ async def pair_with_host(
             try:
                 last = gp.receive(ev.frame.payload)
             except PairingError as exc:
-                if exc.reply is not None:
+                if exc.reply is not None:  # the host fails too, and says if it stopped
                     await endpoint.send(PairFrame(exc.reply))
-                    await asyncio.sleep(0.05)
+                    if await _host_bye(endpoint, BYE_WAIT_S) == PAIRING_OVER_REASON:
+                        raise JoinError(PAIRING_OVER_WORDS) from None
                 raise JoinError(str(exc)) from None
             if last is not None:
                 await endpoint.send(PairFrame(last))

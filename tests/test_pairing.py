@@ -493,3 +493,94 @@ def test_strangers_at_the_door_do_not_push_the_code_off_the_screen() -> None:
     assert len(said) == REFUSALS_SHOWN
     assert said[-1].endswith("; more are counted, not shown")
     assert len(door.sent) == 40, "every unknown key was still told to pair"
+
+
+def test_the_last_wrong_code_tells_the_guest_that_the_host_stopped_pairing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Three wrong codes over real endpoints: the first two guests are told the code
+    was wrong; the third that the host stopped taking codes (trying again is no use
+    until it starts again), and the host stops with words that say so."""
+    import asyncio
+
+    from ginp2p.identity import load_or_create_identity
+    from ginp2p.net import GuestEndpoint, HostEndpoint
+    from ginp2p.session import JoinError, admit_guest, pair_with_host
+
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+    said: list[str] = []
+    told: list[str] = []
+
+    async def main() -> str:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pairing=True)  # fmt: skip
+        port = await host.start()
+        gate = PairingGate(h.public_key, code=CODE)
+        admit = asyncio.ensure_future(admit_guest(host, h, gate, said.append, {}))
+        try:
+            for n in range(3):
+                while sum("left with this code" in line for line in said) < n:
+                    await asyncio.sleep(0.01)  # the host dropped the last one's connection
+                guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key,
+                                      h.curve_public_key, "127.0.0.1", port)  # fmt: skip
+                await guest.start()
+                try:
+                    with pytest.raises(JoinError) as err:
+                        await pair_with_host(guest, g, h.public_key, "8-tulip-anchor",
+                                             lambda _: None, 5)  # fmt: skip
+                    told.append(str(err.value))
+                finally:
+                    await guest.close()
+            with pytest.raises(JoinError) as stopped:
+                await asyncio.wait_for(admit, 5)
+            return str(stopped.value)
+        finally:
+            admit.cancel()
+            await host.close()
+
+    host_error = asyncio.run(main())
+    assert [t.startswith("wrong pairing code: the two sides did not agree") for t in told] == \
+        [True, True, False]  # fmt: skip
+    assert told[2].startswith("wrong pairing code, and the host's last try: it stopped "
+                              "taking codes")  # fmt: skip
+    assert "2 pairing attempts left with this code" in said
+    assert host_error == ("3 failed pairing attempts with this code: stopped pairing, so "
+                          "nobody can go on guessing it (the guest was told); host again "
+                          "for a new code")  # fmt: skip
+
+
+def test_a_connection_cut_while_pairing_is_a_clear_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The host drops every connection (another guest's pairing failed) just after this
+    guest's request: the guest reconnects by itself, and is told to try again; it had
+    sent its request a second time and crashed ('pairing already wait')."""
+    import asyncio
+
+    from ginp2p.identity import load_or_create_identity
+    from ginp2p.net import GuestEndpoint, HostEndpoint, PairFrame, Received
+    from ginp2p.session import JoinError, pair_with_host
+
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+
+    async def main() -> str:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pairing=True)  # fmt: skip
+        guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                              "127.0.0.1", await host.start())  # fmt: skip
+        try:
+            await guest.start()
+            pairing = asyncio.ensure_future(pair_with_host(guest, g, h.public_key, CODE,
+                                                           lambda _: None, 5))  # fmt: skip
+            while not isinstance(ev := await host.recv(), Received) or \
+                    not isinstance(ev.frame, PairFrame):  # fmt: skip
+                pass
+            await host.drop_connections()
+            with pytest.raises(JoinError) as err:
+                await asyncio.wait_for(pairing, 5)
+            return str(err.value)
+        finally:
+            for ep in (guest, host):
+                await ep.close()
+
+    assert asyncio.run(main()).startswith("the host cut the connection while pairing")
