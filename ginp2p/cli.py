@@ -283,27 +283,41 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
         raise UsageError("several games found: give one as ADDRESS")
     else:
         choice = _pick(found)
-    print(f"joining {choice.name} (the key is checked by pairing, not by the announcement)")
+    print(f"joining {choice.name} ({_key_check(choice.key)})")
     return choice.addresses[0], choice.port, choice.key
 
 
 def _found_line(f: Any) -> str:
     """A game of the LAN list. Anyone can announce any name: the fingerprint tells two
     hosts of one name apart, and a host you paired with is named as you paired it."""
-    import contextlib
-
-    from . import peers
     from .discovery import PROTOCOL_VERSION
     from .identity import fingerprint
 
-    known = None
-    with contextlib.suppress(OSError, peers.PeersError):  # damaged: `ginp2p keys` says so
-        known = peers.lookup(f.key)
+    known = _paired(f.key)
     mark = f"  paired with you as {known.name or 'a player'}" if known else ""
     other = "" if f.version == PROTOCOL_VERSION else \
         f"  (another ginp2p version: protocol {f.version or '?'}, ours {PROTOCOL_VERSION})"
     return (f"{f.name}  fingerprint {fingerprint(f.key)}{mark}{other}\n"
             f"     ginp2p join {f.join()}")  # fmt: skip
+
+
+def _key_check(key: bytes) -> str:
+    """How the key a LAN announcement gave is checked: against the one paired with (a
+    rematch), else by the pairing code; never taken on the announcement's word."""
+    if _paired(key) is not None:
+        return "its key is checked against the one you paired with"
+    return "its key is checked by the pairing code, not taken on the LAN's word"
+
+
+def _paired(key: bytes) -> Any:
+    """The player paired with this key, if any (a damaged peers.json is `ginp2p keys`'s
+    to report)."""
+    from . import peers
+
+    try:
+        return peers.lookup(key)
+    except (OSError, peers.PeersError):
+        return None
 
 
 def _pick(found: list[Any]) -> Any:
@@ -703,7 +717,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
                 (squash and p.fingerprint.replace("-", "").startswith(squash))]  # fmt: skip
         if len(hits) != 1:
             listed = "".join(f"; {p.name} ({p.fingerprint})" for p in hits)
-            raise UsageError(f"{args.safety!r} matches {len(hits)} pinned peers{listed}"
+            raise UsageError(f"{args.safety!r} matches {len(hits)} paired players{listed}"
                              + ("; give more of the fingerprint" if hits else ""))  # fmt: skip
         p = hits[0]
         print(f"safety number with {p.name} ({p.fingerprint}):")

@@ -245,6 +245,8 @@ class LinkDown:
 REFUSED_STRANGER = "refused a connection from a player not paired with this host"
 REFUSED_HANDSHAKE = ("refused a connection that did not complete the encrypted greeting (a "
                      "wrong key in the join string, or not a ginp2p program)")
+#: Why the host drops a message from a key admitted while it pairs (not a ``pair`` one).
+NOT_PAIRED_YET = "a player not paired with this host may only pair"
 
 
 @dataclass(frozen=True, slots=True)
@@ -606,7 +608,7 @@ class HostEndpoint(_Endpoint):
                 return
             self._routes[peer] = routing_id  # only ever used to say "pair first" (a bye)
             self.dropped += 1
-            self.events.put_nowait(BadFrame(peer, "a frame from a key that is not paired"))
+            self.events.put_nowait(BadFrame(peer, NOT_PAIRED_YET))
             return
         self._routes[peer] = routing_id
         self.partner = peer
@@ -709,7 +711,7 @@ class GuestEndpoint(_Endpoint):
         elif event in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
             self.events.put_nowait(Rejected(
                 self.server_key,
-                "the host did not complete the encrypted handshake: the key in the join "
+                "the host did not accept the encrypted connection: the key in the join "
                 "string is probably not this host's",
             ))  # fmt: skip
 

@@ -334,7 +334,7 @@ class HostPairing(_Side):
         try:
             shared = pake.finish(pake_b)
         except Exception:  # the spake2 package raises several types on bad points
-            raise self._fail("malformed pairing request: bad PAKE message") from None
+            raise self._fail("malformed pairing request: its code exchange is not valid") from None
         self._guest_key = guest_key
         self._expect_mac = _mac(shared, b"guest", self._own_key, guest_key)
         self._state = _State.WAIT
@@ -387,7 +387,7 @@ class GuestPairing(_Side):
         try:
             shared = self._pake.finish(pake_a)
         except Exception:  # the spake2 package raises several types on bad points
-            raise self._fail("malformed pairing answer: bad PAKE message") from None
+            raise self._fail("malformed pairing answer: its code exchange is not valid") from None
         reply = msgpack.packb([_mac(shared, b"guest", host_key, self._own_key)])
         if not hmac.compare_digest(mac_host, _mac(shared, b"host", host_key, self._own_key)):
             raise self._fail(WRONG_CODE, reply)

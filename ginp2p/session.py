@@ -76,7 +76,17 @@ from .protocol import (
     Waiting,
 )
 from .rules import RuleSet
-from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved, Table
+from .table import (
+    OWED_GUEST_HELLO,
+    OWED_HOST_HELLO,
+    Chatted,
+    CheatDetected,
+    HandDealt,
+    HandScored,
+    MatchOver,
+    Moved,
+    Table,
+)
 from .words import action_words, count
 
 __all__ = [
@@ -665,7 +675,7 @@ class LinePlayer:
         return None
 
 
-DECISIONS = ("a move", "a show", "the host's hello", "the guest's hello")
+DECISIONS = ("a move", "a show", OWED_HOST_HELLO, OWED_GUEST_HELLO)
 """What the other player owes that is theirs to decide (the rest the program does)."""
 
 
@@ -1378,9 +1388,18 @@ class Session:
             self.stats.bad_frames += 1
             if ev.peer is not None and ev.peer not in self._told_unpinned:
                 self._told_unpinned.add(ev.peer)
-                self.say(f"ignored a message from {fingerprint_curve(ev.peer)}…: {ev.reason}")
+                self.say(f"ignored a message from {self._sender(ev.peer)}: {ev.reason}")
 
     _told_version = False
+
+    def _sender(self, curve: bytes) -> str:
+        """Who sent a message, from its connection key: the other player, a player
+        paired with this one, or a stranger (never the key, which matches nothing the
+        player can see)."""
+        with contextlib.suppress(Exception):
+            if curve_key(self.proto.log.key(self.proto.opponent) or b"") == curve:
+                return self.opponent_name or self._peer_label()
+        return _paired_player(curve) or "an unknown player"
 
     def _turned_away(self, ev: Rejected) -> str:
         """The host's line for a refused connection: a player paired with this host is
@@ -1677,17 +1696,13 @@ async def admit_guest(
         if isinstance(ev, BadFrame) and ev.peer is not None:
             if ev.peer not in told:
                 told.add(ev.peer)
-                refused(f"a guest with an unknown key ({fingerprint_curve(ev.peer)}) did not "
-                        "pair: it was told to use the pairing code")  # fmt: skip
+                refused("a guest this host does not know did not pair: it was told to use "
+                        "the pairing code")  # fmt: skip
                 await endpoint.send(ByeFrame(
                     "this host does not know your key: pair with the host's code "
                     "(--pair-code CODE)"), to=ev.peer)  # fmt: skip
         elif isinstance(ev, Rejected):
             refused(ev.reason)
-
-
-def fingerprint_curve(curve: bytes) -> str:
-    return "curve " + fingerprint(curve)[:9]
 
 
 async def _host_bye(endpoint: GuestEndpoint, wait: float) -> str | None:

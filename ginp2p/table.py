@@ -55,6 +55,9 @@ from .rules import RuleSet
 from .words import for_screen
 
 __all__ = [
+    "OWED_GUEST_HELLO",
+    "OWED_HOST_HELLO",
+    "OWED_NONCE",
     "PLAY_KINDS",
     "Chatted",
     "Cheat",
@@ -70,6 +73,12 @@ __all__ = [
 ]
 
 NAMES = ("host", "guest")
+#: What the set-up entries are called on a player's screen ("waiting for Bob: …"): the
+#: hellos carry the host's rules and the guest's answer; the host's nonce, opened, is
+#: its half of the coin that decides who deals first.
+OWED_HOST_HELLO = "the host's start of the game (its rules)"
+OWED_GUEST_HELLO = "the guest's answer to the host's rules"
+OWED_NONCE = "the host's half of the coin toss for the first deal"
 #: What the player to move may append in play (a resign is always allowed).
 PLAY_KINDS = frozenset(ev.ACTION_KINDS)
 #: Actions whose entry reveals the author's whole hand.
@@ -458,13 +467,13 @@ class Table:
         """Who owes which entry now (DESIGN §3's list); empty when nothing is."""
         s = self._s
         if s.hellos[HOST] is None:
-            return [Owed(HOST, frozenset({"hello"}), "the host's hello")]
+            return [Owed(HOST, frozenset({"hello"}), OWED_HOST_HELLO)]
         if s.hellos[GUEST] is None:
-            return [Owed(GUEST, frozenset({"hello"}), "the guest's hello")]
+            return [Owed(GUEST, frozenset({"hello"}), OWED_GUEST_HELLO)]
         if self.forfeited is not None:  # (a claim on the nonce ends it before any deal)
             return []
         if s.host_nonce is None:
-            return [Owed(HOST, frozenset({"nonce"}), "the opening of the host's nonce")]
+            return [Owed(HOST, frozenset({"nonce"}), OWED_NONCE)]
         if s.pending_dispute is not None:
             owing, _, hand, _ = s.pending_dispute
             return [Owed(owing, frozenset({"open"}), f"the seeds of hand {hand} (disputed)")]

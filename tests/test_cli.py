@@ -316,6 +316,8 @@ def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
     r = _run(tmp_path, "keys", "--safety", "olga")
     mine = load_or_create_identity(tmp_path).public_key
     assert peers.safety_number(mine, other) in r.stdout
+    r = _run(tmp_path, "keys", "--safety", "Oleg")
+    assert r.returncode == 2 and "'Oleg' matches 0 paired players" in r.stderr
     r = _run(tmp_path, "keys", "--forget", "Olga")
     assert r.returncode == 0 and "forgot Olga" in r.stdout
     assert not peers.is_pinned(other, home=tmp_path)
@@ -377,3 +379,17 @@ def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -
     out = host.communicate(timeout=30)[0]
     assert host.returncode == 130 and "interrupted; nothing was saved" in out, out
     assert list((tmp_path / "games").iterdir()) == []
+
+
+def test_a_game_found_on_the_lan_says_how_its_key_is_checked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A rematch is checked against the key paired with, a first game by the code: the
+    line said 'checked by pairing' even to a player who had paired long ago."""
+    from ginp2p import peers
+
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
+    key = load_or_create_identity(tmp_path / "host").public_key
+    assert cli._key_check(key) == "its key is checked by the pairing code, not taken on " \
+                                  "the LAN's word"  # fmt: skip
+    peers.pin(key, "Alice")
+    assert cli._key_check(key) == "its key is checked against the one you paired with"
