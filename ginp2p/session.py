@@ -761,7 +761,7 @@ def _is_pinned(key: bytes | None) -> bool:
 
     try:
         return key is not None and peers.is_pinned(key)
-    except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
+    except (OSError, peers.PeersError):  # a damaged peers.json is `ginp2p keys`'s to report
         return False
 
 
@@ -774,10 +774,10 @@ def _paired_player(curve: bytes) -> str | None:
 
     try:
         pinned = peers.all()
-    except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
+    except (OSError, peers.PeersError):  # a damaged peers.json is `ginp2p keys`'s to report
         return None
     for p in pinned:
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(ValueError, RuntimeError):  # a key of no curve point
             if curve_key(p.key) == curve:
                 if p.name == p.fingerprint:  # paired, never named by a hello
                     return f"a player you paired with ({p.fingerprint})"
@@ -804,7 +804,7 @@ def _pinned_name(key: bytes | None) -> str:
 
     try:
         pin = peers.lookup(key) if key is not None else None
-    except Exception:  # a damaged peers.json is `ginp2p keys`'s to report
+    except (OSError, peers.PeersError):  # a damaged peers.json is `ginp2p keys`'s to report
         return ""
     if pin is None or pin.name == fingerprint(pin.key):  # paired, never named by a hello
         return ""
@@ -1396,7 +1396,7 @@ class Session:
         """Who sent a message, from its connection key: the other player, a player
         paired with this one, or a stranger (never the key, which matches nothing the
         player can see)."""
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(ValueError, RuntimeError):  # no key yet, or no curve point
             if curve_key(self.proto.log.key(self.proto.opponent) or b"") == curve:
                 return self.opponent_name or self._peer_label()
         return _paired_player(curve) or "an unknown player"
