@@ -41,7 +41,15 @@ from .events import LocalProtocolError
 from .gamefiles import PeerFile, drop_reservation, peer_path
 from .identity import Identity, fingerprint, key_to_text
 from .log import ANOTHER_GAME, GUEST, HOST, Entry, Log, LogError
-from .logfile import FileLocked, LogFile, NotAFile, SecretsFile, secrets_path
+from .logfile import (
+    FileError,
+    FileLocked,
+    LogFile,
+    NotAFile,
+    SecretsError,
+    SecretsFile,
+    secrets_path,
+)
 from .match import MatchEnd
 from .net import (
     MAX_BACKLOG,
@@ -62,6 +70,7 @@ from .net import (
     Rejected,
     curve_key,
 )
+from .peers import PeersError
 from .protocol import (
     Dropped,
     EarlyClaim,
@@ -1962,16 +1971,10 @@ def _close(*files: LogFile | SecretsFile | None) -> None:
 
 
 async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
-    from concurrent.futures import ThreadPoolExecutor
-
-    from . import peers
-    from .discovery import format_join
-    from .pairing import PairingGate
-
+    """Open (a saved game), make the endpoint, connect (admit or pair), then play."""
     side, path = setup.side, setup.path
     say = setup.out or (lambda text: print(text, flush=True))
-    peer_key = side.peer_public_key
-    if peer_key is None and side.role == "guest":
+    if side.peer_public_key is None and side.role == "guest":
         say("error: the guest needs the host's key (a join string HOST:PORT/KEY)")
         return 1
     logfile: LogFile | None = None
@@ -1981,75 +1984,13 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
         if resume:
             logfile, secrets = open_game(path)
             saved = _saved_log(logfile, side.me, identity)
-    except Exception as exc:
+        endpoint, known = _endpoint(side, identity)
+    except (OSError, RuntimeError, ValueError, FileError, SecretsError, PeersError) as exc:
         say(f"error: {exc}")
         _close(logfile, secrets)
         return 1
-    known: dict[bytes, bytes] = {}  # CURVE key -> Ed25519 key of admitted guests
-    endpoint: HostEndpoint | GuestEndpoint
     try:
-        if side.role == "host":
-            if peer_key is not None:
-                known = {curve_key(peer_key): peer_key}
-            else:
-                known = {curve_key(p.key): p.key for p in peers.all()}
-            endpoint = HostEndpoint(
-                identity.curve_public_key, identity.curve_secret_key, bind=side.host,
-                port=side.port, pinned=known, pairing=peer_key is None,
-            )  # fmt: skip
-        else:
-            assert peer_key is not None
-            endpoint = GuestEndpoint(identity.curve_public_key, identity.curve_secret_key,
-                                     curve_key(peer_key), side.host, side.port)  # fmt: skip
-    except Exception as exc:
-        say(f"error: {exc}")
-        _close(logfile, secrets)
-        return 1
-    executor: ThreadPoolExecutor | None = None
-    ad: Any = None
-    try:
-        if isinstance(endpoint, HostEndpoint):
-            port = await endpoint.start()
-            side.port = port
-            join = format_join(_lan_address(side.host), port, identity.public_key)
-            say(f"hosting on port {port}; join string: ginp2p join {join}")
-            if peer_key is None:
-                gate = PairingGate(identity.public_key, code=setup.pair_code)
-                say(f"pairing code: {gate.code}  (a guest you paired with before needs none)")
-                if setup.advertise:
-                    ad = await _advertise(setup, port, identity, say)
-                if setup.on_listening is not None:
-                    setup.on_listening(port, join, gate.code)
-                peer_key = await admit_guest(endpoint, identity, gate, say, known)
-                side.peer_key = key_to_text(peer_key)
-                endpoint.paired_with(curve_key(peer_key))
-            elif setup.on_listening is not None:
-                setup.on_listening(port, join, "")
-        else:
-            assert peer_key is not None  # checked above: a guest knows the host's key
-            # the code is asked before connecting: a connection left half-made while
-            # the player looks for the code would alarm the host (a failed handshake)
-            code = setup.pair_code
-            if not resume and code is None and not peers.is_pinned(peer_key):
-                if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
-                    code = await _ask_code()
-                if not code:
-                    raise JoinError("first game with this host: give its pairing code "
-                                    "(--pair-code CODE, shown on the host's screen)")  # fmt: skip
-            if code is not None:
-                from .pairing import canonical_code
-
-                try:
-                    canonical_code(code)
-                except ValueError as exc:
-                    raise JoinError(str(exc)) from None
-            say(f"joining {side.host}:{side.port}")
-            await endpoint.start()
-            await pair_with_host(endpoint, identity, peer_key, code, say,
-                                 setup.connect_timeout)  # fmt: skip
-        if ad is not None:
-            await ad.close()
-            ad = None
+        peer_key = await _connect(setup, identity, endpoint, known, resume, say)
         if logfile is None:
             logfile, secrets = open_game(path, new=True)
     except (NetError, JoinError, RuntimeError, OSError, asyncio.CancelledError) as exc:
@@ -2069,13 +2010,101 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
                 say("a saved game goes on when both sides run it: the host resumes its own "
                     f"file of this game too; then run again: ginp2p resume {path}")  # fmt: skip
         _close(logfile, secrets)
-        if ad is not None:
-            await ad.close()
         await endpoint.close()
         return 0 if over else 1
     assert logfile is not None and secrets is not None
+    return await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, say)
+
+
+def _endpoint(side: PeerFile, identity: Identity
+              ) -> tuple[HostEndpoint | GuestEndpoint, dict[bytes, bytes]]:  # fmt: skip
+    """The host's endpoint admits the guest of a saved game, or every paired player
+    while it pairs; the guest's connects to the host's key. Also the players it admits:
+    connection (CURVE) key -> Ed25519 key."""
+    from . import peers
+
+    peer_key = side.peer_public_key
+    if side.role == "host":
+        if peer_key is not None:
+            known = {curve_key(peer_key): peer_key}
+        else:
+            known = {curve_key(p.key): p.key for p in peers.all()}
+        return HostEndpoint(
+            identity.curve_public_key, identity.curve_secret_key, bind=side.host,
+            port=side.port, pinned=known, pairing=peer_key is None,
+        ), known  # fmt: skip
+    assert peer_key is not None  # checked by the caller: a guest knows the host's key
+    return GuestEndpoint(identity.curve_public_key, identity.curve_secret_key,
+                         curve_key(peer_key), side.host, side.port), {}  # fmt: skip
+
+
+async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | GuestEndpoint,
+                   known: dict[bytes, bytes], resume: bool,
+                   say: Callable[[str], None]) -> bytes:  # fmt: skip
+    """Listen (announced on the LAN while pairing) and admit a guest, or join and pair:
+    the other player's key once it is in. Nothing is written before."""
+    from . import peers
+    from .discovery import format_join
+    from .pairing import PairingGate
+
+    side = setup.side
+    peer_key = side.peer_public_key
+    if isinstance(endpoint, GuestEndpoint):
+        assert peer_key is not None
+        # the code is asked before connecting: a connection left half-made while the
+        # player looks for the code would alarm the host (a failed handshake)
+        code = setup.pair_code
+        if not resume and code is None and not peers.is_pinned(peer_key):
+            if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
+                code = await _ask_code()
+            if not code:
+                raise JoinError("first game with this host: give its pairing code "
+                                "(--pair-code CODE, shown on the host's screen)")  # fmt: skip
+        if code is not None:
+            from .pairing import canonical_code
+
+            try:
+                canonical_code(code)
+            except ValueError as exc:
+                raise JoinError(str(exc)) from None
+        say(f"joining {side.host}:{side.port}")
+        await endpoint.start()
+        await pair_with_host(endpoint, identity, peer_key, code, say, setup.connect_timeout)
+        return peer_key
+    port = await endpoint.start()
+    side.port = port
+    join = format_join(_lan_address(side.host), port, identity.public_key)
+    say(f"hosting on port {port}; join string: ginp2p join {join}")
+    if peer_key is not None:  # a saved game: only its guest is admitted
+        if setup.on_listening is not None:
+            setup.on_listening(port, join, "")
+        return peer_key
+    gate = PairingGate(identity.public_key, code=setup.pair_code)
+    say(f"pairing code: {gate.code}  (a guest you paired with before needs none)")
+    ad = await _advertise(setup, port, identity, say) if setup.advertise else None
+    try:
+        if setup.on_listening is not None:
+            setup.on_listening(port, join, gate.code)
+        peer_key = await admit_guest(endpoint, identity, gate, say, known)
+    finally:
+        if ad is not None:
+            await ad.close()
+    side.peer_key = key_to_text(peer_key)
+    endpoint.paired_with(curve_key(peer_key))
+    return peer_key
+
+
+async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | GuestEndpoint,
+                logfile: LogFile, secrets: SecretsFile, peer_key: bytes, resume: bool,
+                say: Callable[[str], None]) -> int:  # fmt: skip
+    """The game itself, once the other player is in: the protocol, the session and the
+    player; the files are kept unless nothing was played."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    side, path = setup.side, setup.path
     sidecar = peer_path(path)
     empty = False
+    executor: ThreadPoolExecutor | None = None
     try:
         executor = ThreadPoolExecutor(2)
         side.save(sidecar)
