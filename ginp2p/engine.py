@@ -440,7 +440,7 @@ def _knock_options(state: HandState, cards: list[Card], wall: bool) -> list[Acti
     rules = state.rules
     out: list[Action] = []
     unseen = _unseen(state, cards)
-    forbidden = _forbidden_discard(state)
+    forbidden = forbidden_discard(state)
     for i, card in enumerate(cards):
         if card == forbidden:
             continue
@@ -465,7 +465,9 @@ def _unseen(state: HandState, own: Sequence[Card]) -> list[Card]:
     return [c for c in deck(state.rules.deck_size) if c not in seen]
 
 
-def _forbidden_discard(state: HandState) -> Card | None:
+def forbidden_discard(state: HandState) -> Card | None:
+    """The card just taken from the discard pile, where the rules forbid throwing it
+    straight back (None otherwise)."""
     if state.rules.discard_taken_card or state.taken is None:
         return None
     return state.knowledge.card_at(state.taken)
@@ -503,7 +505,7 @@ def legal_actions(state: HandState) -> list[Action]:
         return [WallPass(), *_knock_options(state, [*cards, up], wall=True)]
     if phase is Phase.DISCARD:
         cards = state.known_cards(p)
-        forbidden = _forbidden_discard(state)
+        forbidden = forbidden_discard(state)
         actions = [Discard(c) for c in cards if c != forbidden]
         knocks = _knock_options(state, cards, wall=False)
         if rules.knock_instead_of_draw:

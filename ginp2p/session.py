@@ -361,6 +361,8 @@ def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
         if lay is None:
             raise CommandError(f"{card.pretty()} cannot be laid off onto the knocker's melds")
         d = replace(d, layoffs=(*d.layoffs, lay))
+    if (why := d.problem(rules)) is not None:
+        raise CommandError(why)
     return d.action()
 
 

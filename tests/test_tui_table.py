@@ -297,7 +297,8 @@ class FakeTable:
 
     @property
     def match(self) -> MatchState:
-        return MatchState(rules=RULES, dealer=1, hand_no=1, hand=self.s.state, end=self.end)
+        return MatchState(rules=self.s.state.rules, dealer=1, hand_no=1, hand=self.s.state,
+                          end=self.end)  # fmt: skip
 
     @property
     def placed_count(self) -> int:
@@ -500,6 +501,10 @@ def test_the_card_taken_from_the_pile_is_not_offered_back(pipe: Any) -> None:
         assert s.submitted == [Act(engine.DrawDiscard())] and c("5S") in s.state.known_cards(0)
         assert player.selected not in (None, c("5S")), "a card that may be discarded is chosen"
         assert "Enter discards 5S" not in screen(player)
+        player.selected = c("5S")  # chosen by hand: the hint does not offer it either
+        await send("")
+        assert "you took 5S from the pile: discard another card" in screen(player)
+        assert "Enter discards 5S" not in screen(player)
         await send(":discard 5s\r")
         assert "5S was just taken from the pile and cannot go straight back" in \
             player.look.words(player.message[1])
@@ -515,17 +520,44 @@ def test_knock_is_proposed_then_sent_with_enter(pipe: Any) -> None:
     s = FakeSession(drawn_hand())
 
     async def script(player: TablePlayer, send: Any) -> None:
-        player.selected = c("AS")
-        await send("k")
-        assert player.draft is None and s.submitted == []
-        assert "you can discarding KS (deadwood 6)" in player.message[1]
-        player.selected = c("KS")
+        player.selected = c("AS")  # no knock discarding it: k takes the one the hint names
+        await send("")
+        assert "k: knock discarding KS (6)" in screen(player)
         await send("k")
         assert player.draft is not None and "knock discarding KS" in screen(player)
+        assert s.submitted == [] and player.selected == c("KS")
         await send("\r")
         sent = s.submitted[-1].action
         assert isinstance(sent, engine.Knock) and sent.discard == c("KS")
         assert s.state.phase is Phase.SHOW, "the engine took the proposed melds"
+
+    run_table(pipe, s, script)
+
+
+def test_rumino_knock_instead_of_drawing_is_sent_with_enter(pipe: Any) -> None:
+    """k at the start of the turn proposes the knock that replaces the draw (no
+    discard), and Enter sends it. Melds laid by hand that leave too much deadwood are
+    refused before sending, in words of the moment, and the proposal stays open."""
+    rumino = get_preset("rumino")
+    s = FakeSession(deal(rumino, "AS 2S 3S 4H 4D 4C 5C", "7H 8H 9H KD 2D 9S 6C", "QC",
+                         dealer_seat=1))  # fmt: skip
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        assert "k: knock now (5)" in screen(player)
+        await send("k")
+        await send("e")
+        await send("1")  # one meld of the two: the rest is over the limit of 7
+        await send("\r")
+        assert s.submitted == [] and player.draft is not None
+        said = player.message[1]
+        assert said.startswith("these melds leave deadwood ") and \
+            "over the knock limit of 7; lay more melds" in said, said  # fmt: skip
+        await send("1")  # the other meld
+        await send("\r")
+        assert player.message[0] != "class:error", player.message
+        sent = s.submitted[-1].action
+        assert isinstance(sent, engine.Knock) and sent.discard is None
+        assert s.state.phase is Phase.SHOW, "the knock took the place of the draw"
 
     run_table(pipe, s, script)
 
@@ -756,6 +788,10 @@ def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
     assert cmd.action.discard == c("KS")
     assert sorted(sorted(x.code for x in m.cards) for m in cmd.action.melds) == \
         [["4C", "4D", "4S"], ["7H", "8H", "9H", "TH"]]  # fmt: skip
+    with pytest.raises(CommandError, match=re.escape(
+            "these melds leave deadwood 40 (A♠ 7♥ 8♥ 9♥ 10♥ 3♦ 2♣), over the knock limit of "
+            "10; lay more melds")):  # fmt: skip
+        parse_command("knock ks [4s 4d 4c]", knocker)  # said before it is sent, not after
     defender: Any = FakeSession(knocked_hand(), me=1).proto
     show = parse_command("show [5s 6s 7s] [jd qd kd] lay th", defender)
     assert isinstance(show, Act) and isinstance(show.action, engine.Show)

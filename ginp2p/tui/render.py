@@ -283,7 +283,10 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
     if v.phase in ("discard", "wall") and selected is not None:
         gins = [k for k in v.knocks if k.gin]
         knocks = {k.discard: k for k in v.knocks if not k.gin}
-        if v.phase == "discard":
+        if v.phase == "discard" and selected == v.kept:
+            row += [("", "you took "), (look.card_class(selected), look.name(selected)),
+                    ("", " from the pile: discard another card")]  # fmt: skip
+        elif v.phase == "discard":
             row += [("", "Enter discards "), (look.card_class(selected), look.name(selected))]
             if after is not None:
                 row.append(("", f" (deadwood {after})"))

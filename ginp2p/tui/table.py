@@ -730,8 +730,8 @@ class TablePlayer:
         self.typed("take" if self._phase() is Phase.FIRST_UPCARD else "pile")
 
     def knock(self) -> None:
-        """``k``: propose a knock discarding the chosen card (or, if it cannot, say which
-        card can); the proposal waits for Enter."""
+        """``k``: propose a knock discarding the chosen card, or, if it cannot knock, the
+        knock the hint row names (the least deadwood); the proposal waits for Enter."""
         v = self.view()
         assert self.session is not None
         if v is None or not v.my_turn:
@@ -744,15 +744,10 @@ class TablePlayer:
                 return
         options = {k.discard: k for k in v.knocks if not k.gin}
         chosen = options.get(self.selected)
+        if chosen is None and options:
+            chosen = min(options.values(), key=lambda k: k.deadwood)
+            self.selected = chosen.discard
         if chosen is None:
-            if options:
-                best = min(options.values(), key=lambda k: k.deadwood)
-                assert best.discard is not None
-                self.message = ("class:error",
-                                f"you cannot knock discarding {self._name(self.selected)}; "
-                                f"you can discarding {self.look.name(best.discard)} "
-                                f"(deadwood {best.deadwood}): choose it with ←/→")  # fmt: skip
-                return
             gins = [k for k in v.knocks if k.gin]
             if gins:
                 self.message = ("class:error", "better than a knock: g goes gin")
@@ -804,7 +799,14 @@ class TablePlayer:
             self.draft = None
 
     def send_draft(self) -> None:
-        if self.draft is None:
+        """Enter on a proposal: send it, unless the engine would refuse it (then say
+        why, and keep it open to mend)."""
+        rules = self._rules()
+        if self.draft is None or rules is None:
+            return
+        why = self.draft.problem(rules)
+        if why is not None:
+            self.message = ("class:error", why)
             return
         self._submit(Act(self.draft.action()))
         self.draft = None

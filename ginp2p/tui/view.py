@@ -137,6 +137,8 @@ class TableView:
     latency: float | None
     upcard: Card | None
     keys: tuple[tuple[str, str], ...] = field(default=())  # (key, what it does) now
+    #: The card just taken from the pile, which the rules forbid discarding at once.
+    kept: Card | None = None
 
 
 # ------------------------------------------------------------------------ the hand
@@ -324,6 +326,7 @@ def build_view(s: Situation) -> TableView:
         latency=s.latency,
         upcard=upcard,
         keys=_keys(s, hand, knocks, big),
+        kept=engine.forbidden_discard(hand) if hand is not None else None,
     )
 
 
@@ -508,18 +511,32 @@ class Draft:
     def deadwood(self, rules: RuleSet) -> int:
         return M.deadwood(self.left(), rules)
 
+    def problem(self, rules: RuleSet) -> str | None:
+        """Why the engine would refuse this declaration, said before it is sent (None:
+        it would not): a knock over the limit, a gin with a card in no meld."""
+        left = sorted(self.left(), key=card_order)
+        names = " ".join(c.pretty() for c in left)
+        if self.kind in ("gin", "big_gin") and left:
+            return f"not a gin: {names} in no meld; lay more melds"
+        limit = rules.knock_limit
+        dead = self.deadwood(rules)
+        if self.kind in ("knock", "wall_knock") and limit is not None and dead > limit:
+            return (f"these melds leave deadwood {dead} ({names}), over the knock limit of "
+                    f"{limit}; lay more melds")
+        return None
+
     def action(self) -> Action:
         melds = tuple(self.melds)
         if self.kind == "show":
             return engine.Show(melds, tuple(self.layoffs))
         if self.kind == "big_gin":
             return engine.BigGin(melds)
+        if self.kind == "knock":  # no discard: rumino's knock instead of drawing
+            return engine.Knock(self.discard, melds)
         assert self.discard is not None
         if self.kind == "wall_knock":
             return engine.WallKnock(self.discard, melds)
-        if self.kind == "gin":
-            return engine.Gin(self.discard, melds)
-        return engine.Knock(self.discard, melds)
+        return engine.Gin(self.discard, melds)
 
     def choices(self, rules: RuleSet) -> list[Meld | Layoff]:
         """What may be laid next: melds first, then (for a defender) layoffs."""
