@@ -96,7 +96,7 @@ from .table import (
     Moved,
     Table,
 )
-from .words import action_words, count
+from .words import action_words, count, goal_words
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -581,7 +581,7 @@ class LinePlayer:
         top = pile[-1].pretty() if pile and pile[-1] is not None else "-"
         session.say(
             f"hand {m.hand_no} · {names[me]} {m.scores[me]}, {names[1 - me]} {m.scores[1 - me]}"
-            f" (game to {m.rules.game_target}) · stock {view.stock_left} · pile {top} "
+            f" ({goal_words(m.rules)}) · stock {view.stock_left} · pile {top} "
             f"({len(pile)})"
         )  # fmt: skip
         opp = p.opponent
@@ -1575,7 +1575,7 @@ def describe_rules(rules: RuleSet) -> str:
     """One line: the preset and every setting that differs from it."""
     from .rules import PRESETS
 
-    line = f"{rules.name}, game to {rules.game_target}"
+    line = f"{rules.name}, {goal_words(rules)}"
     base = PRESETS.get(rules.name)
     if base is not None:
         ours, theirs = rules.to_dict(), base.to_dict()

@@ -8,9 +8,10 @@ from collections.abc import Callable, Sequence
 
 from .cards import Card
 from .engine import Action, HandEnd, HandResult
+from .rules import RuleSet
 
-__all__ = ["END_WORDS", "action_words", "count", "ending", "for_screen", "hands_words",
-           "no_score", "result_words"]  # fmt: skip
+__all__ = ["END_WORDS", "action_words", "count", "ending", "for_screen", "goal_words",
+           "hands_words", "no_score", "result_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -97,8 +98,15 @@ def result_words(r: HandResult, names: Sequence[str]) -> str:
     line = ending(r, names.__getitem__)
     if not r.scored:
         return line + no_score(r)
-    gains = [f"{names[p]} +{r.points[p]}" for p in (0, 1) if r.points[p]]
+    gains = [f"{names[p]} {r.points[p]:+d}" for p in (0, 1) if r.points[p]]  # rumino's gin: -10
     return f"{line}; {', '.join(gains)}"
+
+
+def goal_words(rules: RuleSet) -> str:
+    """What the match is played to: a target to reach, or (rumino) a score not to pass."""
+    if rules.match_end == "bust":
+        return f"out over {rules.game_target}"
+    return f"game to {rules.game_target}"
 
 
 def hands_words(numbers: Sequence[int]) -> str:

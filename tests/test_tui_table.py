@@ -25,7 +25,15 @@ from ginp2p.rules import get_preset
 from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
 from ginp2p.table import Chatted, HandScored, MatchOver, Moved
 from ginp2p.tui.look import Look
-from ginp2p.tui.render import fit, hand_rows, help_rows, plain, summary_rows, table_rows
+from ginp2p.tui.render import (
+    fit,
+    hand_rows,
+    header_rows,
+    help_rows,
+    plain,
+    summary_rows,
+    table_rows,
+)
 from ginp2p.tui.table import CommandCompleter, TablePlayer, card_word
 from ginp2p.tui.view import (
     Situation,
@@ -201,6 +209,28 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
         "points from the hands: you 0, Ann 13", f"game bonus: you 0, Ann {RULES.game_bonus}",
         f"{RULES.box_bonus} for each hand won: you 0, Ann {RULES.box_bonus}",
         f"total: you 0, Ann {13 + RULES.game_bonus + RULES.box_bonus}"]  # fmt: skip
+
+
+def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:
+    """Rumino's match is not played to a target but out over one; a gin scores -10,
+    said as such (not +-10); the bust names the player who went over."""
+    from ginp2p.melds import Meld
+    from ginp2p.words import goal_words, result_words
+
+    rumino = get_preset("rumino").with_(game_target=20)
+    assert goal_words(rumino) == "out over 20" and goal_words(RULES) == "game to 100"
+    h = deal(rumino, "AS 2S 3S 4S 7H 7D 7C", "7S 8H 9H KD 2D 9S 6C", "QC", "KH")
+    h = play(h, DrawStock(), engine.Gin(c("KH"), (Meld(cs("AS 2S 3S 4S")),
+                                                   Meld(cs("7H 7D 7C")))))  # fmt: skip
+    done = engine.apply(h, engine.propose_show(h))
+    assert done.result is not None
+    assert result_words(done.result, NAMES) == "Ann went gin; Ann -10, Bot +51"
+    m = record_hand(MatchState(rules=rumino, dealer=1, hand_no=1), done.result)
+    assert m.over and m.end is MatchEnd.BUST and m.winner == 0
+    assert match_summary(m, 1, NAMES).headline == "MATCH OVER: Ann wins (you went over the limit)"
+    assert match_summary(m, 0, NAMES).headline == "MATCH OVER: you win (Bot went over the limit)"
+    v = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0)))
+    assert "ginp2p · rumino, out over 20 · hand 1" in texts(header_rows(v, 80))
 
 
 def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:

@@ -156,7 +156,7 @@ def _clock(seconds: float) -> str:
 
 def header_rows(v: TableView, width: int) -> list[Row]:
     """Names, scores, hands won, the preset, the connection."""
-    game = f" ginp2p · {v.preset}, game to {v.target}" if v.preset else " ginp2p"
+    game = f" ginp2p · {v.preset}, {v.goal}" if v.preset else " ginp2p"
     if v.hand_no:
         game += f" · hand {v.hand_no}"
     link = v.link

@@ -21,7 +21,7 @@ from ..match import MatchEnd, MatchState
 from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
-from ..words import action_words, ending, no_score
+from ..words import action_words, ending, goal_words, no_score
 
 __all__ = [
     "Draft",
@@ -113,7 +113,7 @@ class TableView:
     scores: tuple[int, int]  # (me, opponent)
     hands_won: tuple[int, int]
     preset: str
-    target: int
+    goal: str  # "game to 100", or rumino's "out over 100" ("" before the rules are known)
     hand_no: int
     dealing: bool  # between hands: the next deal is being shuffled
     opponent_cards: int
@@ -302,7 +302,7 @@ def build_view(s: Situation) -> TableView:
         scores=scores,
         hands_won=won,
         preset=rules.name if rules is not None else "",
-        target=rules.game_target if rules is not None else 0,
+        goal=goal_words(rules) if rules is not None else "",
         hand_no=m.hand_no if m is not None else 0,
         dealing=hand is None and m is not None and not m.over,
         opponent_cards=len(hand.hands[opp]) if hand is not None else 0,
@@ -386,7 +386,7 @@ def _match_line(winner: int | None, end: MatchEnd, me: int, names: tuple[str, st
         return f"the match is over ({end})"
     how = {
         MatchEnd.TARGET: "reached the target",
-        MatchEnd.BUST: "the other went over the limit",
+        MatchEnd.BUST: f"{'you' if winner != me else names[1 - winner]} went over the limit",
         MatchEnd.RUMINO: "rumino",
         MatchEnd.GIN_STREAK: "gins in a row",
         MatchEnd.RESIGN: f"{'you' if winner != me else names[1 - winner]} resigned",
