@@ -149,6 +149,10 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
                 for what, points in (mt.bonuses(final) if final is not None else [])
             ],
             "winner": NAMES[rep.winner] if rep.winner is not None else None,
+            # the lead the match is settled by (hoyle: what the lower total pays), when
+            # the audit's result is the table's (a cheat it alone found changes both)
+            "margin": final.margin if final is not None and rep.winner == final.winner
+            and rep.scores == (final.totals or final.scores) else None,
             "end": rep.end,
             "text": replay.status(replay.steps[-1]),
         },
@@ -207,5 +211,7 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
             yield f"  {b['what']}: {who['host']} {b['host']}, {who['guest']} {b['guest']}"
         total = result["scores"]
         yield f"Total: {who['host']} {total['host']}, {who['guest']} {total['guest']}"
+        if result["margin"] is not None:
+            yield f"{who[result['winner']]} wins by {result['margin']}"
     yield ""
     yield f"Audit: {doc['audit']['verdict']}; {result['text']}"

@@ -67,6 +67,8 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
     assert [b["what"] for b in bonuses] == ["game bonus", f"{RULES.box_bonus} for each hand won"]
     for side in ("host", "guest"):
         assert points[side] + sum(b[side] for b in bonuses) == doc["result"]["scores"][side]
+    w = 0 if doc["result"]["winner"] == "host" else 1
+    assert doc["result"]["margin"] == m.totals[w] - m.totals[1 - w] == m.margin
 
     assert main(["export", str(path), "--ascii"]) == 0
     text = capsys.readouterr().out
@@ -75,7 +77,8 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
     assert f"Result: {first['result']['text']}" in text
     assert text.rstrip().endswith(doc["result"]["text"])
     assert f"Points from the hands: Ann {m.scores[0]}, Bob {m.scores[1]}\n  game bonus: " in text
-    assert f"Total: Ann {m.totals[0]}, Bob {m.totals[1]}\n" in text
+    assert f"Total: Ann {m.totals[0]}, Bob {m.totals[1]}\n{('Ann', 'Bob')[w]} wins by " \
+           f"{m.margin}\n" in text  # fmt: skip
 
 
 def test_a_hand_never_opened_keeps_its_hidden_cards_hidden(

@@ -353,10 +353,11 @@ def test_a_game_played_by_two_processes_replays(
     assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
     # the final scores add up on the screen: the hands' points, each bonus, the totals
     n = report.names
-    sheet = [line.strip() for line in lines if line.startswith("       ")][-4:]
+    sheet = [line.strip() for line in lines if line.startswith("       ")][-5:]
     assert sheet[0].startswith(f"points from the hands: {n[0]} ")
     assert sheet[1].startswith("game bonus: ") and sheet[2].startswith("25 for each hand won: ")
     assert sheet[3] == f"total: {n[0]} {s[0]}, {n[1]} {s[1]}"
+    assert sheet[4] == f"{n[w]} wins by {s[w] - s[1 - w]}"  # what the match is settled by
     assert "total: " in fragment_text(screen(v))
 
 

@@ -30,6 +30,7 @@ from ginp2p.tui.render import (
     hand_rows,
     header_rows,
     help_rows,
+    match_rows,
     plain,
     summary_rows,
     table_rows,
@@ -208,7 +209,14 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
     assert ms.sum_lines("you") == [
         "points from the hands: you 0, Ann 13", f"game bonus: you 0, Ann {RULES.game_bonus}",
         f"{RULES.box_bonus} for each hand won: you 0, Ann {RULES.box_bonus}",
-        f"total: you 0, Ann {13 + RULES.game_bonus + RULES.box_bonus}"]  # fmt: skip
+        f"total: you 0, Ann {13 + RULES.game_bonus + RULES.box_bonus}",
+        f"Ann wins by {13 + RULES.game_bonus + RULES.box_bonus}"]  # fmt: skip
+    hoyle = get_preset("hoyle").with_(game_target=10)  # box bonuses to both: the lead
+    m = record_hand(MatchState(rules=hoyle, dealer=1, hand_no=1), r)
+    ms = match_summary(m, 0, NAMES)
+    assert ms.sum_lines("you")[-2:] == [  # a shutout: hoyle's game bonus doubles to 200
+        "total: you 233, Bot 0", "you win by 233"]  # fmt: skip
+    assert f"you win by {m.margin}" in texts(match_rows(ms, 80, True))
 
 
 def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:

@@ -432,6 +432,8 @@ def match_rows(m: MatchSummary, width: int, finished: bool) -> list[Row]:
         rows.append([("", f"   {'':<5}{'+ ' + what:<34}{a:>{w}}{b:>{w}}")])
     rows.append([("class:title",
                   f"   {'':<5}{'total':<34}{m.totals[0]:>{w}}{m.totals[1]:>{w}}")])  # fmt: skip
+    if (lead := m.lead_line("you")) is not None:
+        rows.append([("class:title", f"   {'':<5}{lead}")])
     rows.append([])
     rows.append([("class:turn" if finished else "class:dim",
                   "   q or Enter: leave (the game is saved; ginp2p games lists it)" if finished

@@ -455,15 +455,30 @@ class MatchSummary:
     scores: tuple[int, int]
     bonuses: tuple[tuple[str, int, int], ...]  # (what, mine, theirs)
     totals: tuple[int, int]
+    #: The winner (0: the first player) and the lead the match is settled by, as
+    #: ``MatchState.margin`` (None: no winner).
+    won_by: tuple[int, int] | None = None
 
     def sum_lines(self, me: str | None = None) -> list[str]:
-        """From the hands' points to the totals, one line each: the bonuses spelled out.
-        ``me``: how to call the first player (``you``), else by name."""
+        """From the hands' points to the totals, one line each: the bonuses spelled out,
+        then the lead. ``me``: how to call the first player (``you``), else by name."""
         a, b = me or self.names[0], self.names[1]
         lines = [f"points from the hands: {a} {self.scores[0]}, {b} {self.scores[1]}"]
         lines += [f"{what}: {a} {x}, {b} {y}" for what, x, y in self.bonuses]
         lines.append(f"total: {a} {self.totals[0]}, {b} {self.totals[1]}")
+        if (lead := self.lead_line(me)) is not None:
+            lines.append(lead)
         return lines
+
+    def lead_line(self, me: str | None = None) -> str | None:
+        """"Ann wins by 145": the difference the match is settled by (hoyle has the
+        lower total pay it)."""
+        if self.won_by is None:
+            return None
+        seat, margin = self.won_by
+        if seat == 0 and me == "you":
+            return f"you win by {margin}"
+        return f"{self.names[seat]} wins by {margin}"
 
 
 def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummary:
@@ -476,9 +491,11 @@ def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummar
     totals = m.totals or m.scores
     bonuses = tuple((what, points[me], points[opp]) for what, points in mt.bonuses(m))
     headline = _match_line(m.winner, m.end, me, names) if m.end is not None else "match"
+    margin = m.margin
+    won_by = None if m.winner is None or margin is None else (int(m.winner != me), margin)
     return MatchSummary(headline, (names[me], names[opp]), tuple(rows),
                         (m.scores[me], m.scores[opp]), bonuses,
-                        (totals[me], totals[opp]))  # fmt: skip
+                        (totals[me], totals[opp]), won_by)  # fmt: skip
 
 
 # ------------------------------------------------------------------------ declaring
