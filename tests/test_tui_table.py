@@ -622,12 +622,25 @@ def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
     run_table(pipe, s, script)
 
 
+def test_a_layoff_names_its_meld_a_set_in_full() -> None:
+    """A long run is written first…last; a set in full, since 7♠…7♣ reads as a run."""
+    from ginp2p.melds import Layoff, Meld
+    from ginp2p.tui.render import draft_rows
+    from ginp2p.tui.view import Draft
+
+    targets = (Meld(cs("7S 7H 7C")), Meld(cs("5D 6D 7D 8D")))
+    d = Draft("show", None, cs("7D 9D 2C"), (), (Layoff(c("7D"), 0), Layoff(c("9D"), 1)),
+              targets)  # fmt: skip
+    text = texts(draft_rows(d, RULES, ASCII, 80))
+    assert "7D→[7S 7H 7C]" in text and "9D→[5D…8D]" in text
+
+
 def test_the_showdown_proposal_is_accepted_with_one_key(pipe: Any) -> None:
     s = FakeSession(knocked_hand(), me=1)
 
     async def script(player: TablePlayer, send: Any) -> None:
         text = screen(player)
-        assert "your showdown" in text and "laid off  TH→[7H…9H]" in text
+        assert "your showdown" in text and "laid off  TH→[7H 8H 9H]" in text
         assert "deadwood  2D 3D 9D = 14" in text
         await send("\r")
         shown = s.submitted[-1].action

@@ -387,7 +387,9 @@ def _target(d: Draft, lay: Layoff, look: Look) -> str:
     if m is None:
         return "?"
     cards = meld_order(m)
-    return f"[{look.name(cards[0])}…{look.name(cards[-1])}]"
+    if m.kind == "run" and len(cards) > 3:  # a run from its first card to its last
+        return f"[{look.name(cards[0])}…{look.name(cards[-1])}]"
+    return f"[{' '.join(look.name(c) for c in cards)}]"  # a set in full: … reads as a run
 
 
 # ------------------------------------------------------------------------ summaries
