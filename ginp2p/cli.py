@@ -717,7 +717,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
                 (squash and p.fingerprint.replace("-", "").startswith(squash))]  # fmt: skip
         if len(hits) != 1:
             listed = "".join(f"; {p.name} ({p.fingerprint})" for p in hits)
-            raise UsageError(f"{args.safety!r} matches {len(hits)} paired players{listed}"
+            raise Problem(f"{args.safety!r} matches {len(hits)} paired players{listed}"
                              + ("; give more of the fingerprint" if hits else ""))  # fmt: skip
         p = hits[0]
         print(f"safety number with {p.name} ({p.fingerprint}):")
