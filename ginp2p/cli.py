@@ -718,7 +718,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
         if len(hits) != 1:
             listed = "".join(f"; {p.name} ({p.fingerprint})" for p in hits)
             raise Problem(f"{args.safety!r} matches {len(hits)} paired players{listed}"
-                             + ("; give more of the fingerprint" if hits else ""))  # fmt: skip
+                          + ("; give more of the fingerprint" if hits else ""))  # fmt: skip
         p = hits[0]
         print(f"safety number with {p.name} ({p.fingerprint}):")
         print(f"  {peers.safety_number(ident.public_key, p.key)}")
