@@ -265,16 +265,16 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
             return host, port, found[0].key
         why = "several games" if found else "no game"
         raise Problem(f"{why} at {host}:{port} announced a key on the LAN: use the "
-                         "host's full join string HOST:PORT/KEY")  # fmt: skip
+                      "host's full join string HOST:PORT/KEY")  # fmt: skip
     found = _browse(args)
     want = getattr(args, "discover_name", None)
     if want:
         found = [f for f in found if f.name.casefold() == want.casefold()]
     if not found:
         raise Problem("no game found on the LAN: a host stops announcing once its guest "
-                         "is in (back into your own game: `ginp2p games`, then `ginp2p resume "
-                         "FILE`), or multicast is blocked here (ask the host for its join "
-                         "string)")  # fmt: skip
+                      "is in (back into your own game: `ginp2p games`, then `ginp2p resume "
+                      "FILE`), or multicast is blocked here (ask the host for its join "
+                      "string)")  # fmt: skip
     for i, f in enumerate(found, 1):
         print(f"  {i}. {_found_line(f)}")
     if bot or (len(found) == 1 and not sys.stdin.isatty()):
@@ -290,10 +290,11 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
 def _found_line(f: Any) -> str:
     """A game of the LAN list. Anyone can announce any name: the fingerprint tells two
     hosts of one name apart, and a host you paired with is named as you paired it."""
+    from . import peers
     from .discovery import PROTOCOL_VERSION
     from .identity import fingerprint
 
-    known = _paired(f.key)
+    known = peers.lookup_quietly(f.key)
     mark = f"  paired with you as {known.name or 'a player'}" if known else ""
     other = "" if f.version == PROTOCOL_VERSION else \
         f"  (another ginp2p version: protocol {f.version or '?'}, ours {PROTOCOL_VERSION})"
@@ -304,20 +305,11 @@ def _found_line(f: Any) -> str:
 def _key_check(key: bytes) -> str:
     """How the key a LAN announcement gave is checked: against the one paired with (a
     rematch), else by the pairing code; never taken on the announcement's word."""
-    if _paired(key) is not None:
-        return "its key is checked against the one you paired with"
-    return "its key is checked by the pairing code, not taken on the LAN's word"
-
-
-def _paired(key: bytes) -> Any:
-    """The player paired with this key, if any (a damaged peers.json is `ginp2p keys`'s
-    to report)."""
     from . import peers
 
-    try:
-        return peers.lookup(key)
-    except (OSError, peers.PeersError):
-        return None
+    if peers.lookup_quietly(key) is not None:
+        return "its key is checked against the one you paired with"
+    return "its key is checked by the pairing code, not taken on the LAN's word"
 
 
 def _pick(found: list[Any]) -> Any:
@@ -385,8 +377,8 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
             old = unfinished_with(_log_dir(args), key_to_text(key))
             if old is not None:
                 raise Problem(f"you have an unfinished game with this host: continue it "
-                                 f"with `ginp2p resume {old}` (or add --new to begin "
-                                 "another)")  # fmt: skip
+                              f"with `ginp2p resume {old}` (or add --new to begin "
+                              "another)")  # fmt: skip
         expect = _rules(args) if (args.preset or args.set) else None
         side = PeerFile("guest", name, player, key_to_text(key), host, port,
                         expect.to_dict() if expect else None, created=_created())  # fmt: skip
@@ -423,7 +415,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
         path = path.with_suffix(".ginlog")
     elif path.suffix != ".ginlog":
         raise Problem(f"{path} is not a game: resume the game's .ginlog file "
-                          "(`ginp2p games` lists them)")  # fmt: skip
+                      "(`ginp2p games` lists them)")  # fmt: skip
     if not path.exists():
         raise Problem(f"{path}: no such file")
     try:

@@ -138,6 +138,18 @@ def lookup(key: bytes, *, home: Home = None) -> Peer | None:
     return next((p for p in _read(_path(home)) if p.key == key), None)
 
 
+def lookup_quietly(key: bytes | None, *, home: Home = None) -> Peer | None:
+    """:func:`lookup` where the answer is only a convenience (a name or a hint on the
+    screen): a peers.json that cannot be read counts as no pin; `ginp2p keys` is the
+    place that reports it."""
+    if key is None:
+        return None
+    try:
+        return lookup(key, home=home)
+    except (OSError, PeersError):
+        return None
+
+
 def is_pinned(key: bytes, *, home: Home = None) -> bool:
     """True if this key was paired before (the host's ZAP handler asks this)."""
     return lookup(key, home=home) is not None

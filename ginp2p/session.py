@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from . import __version__, engine
+from . import __version__, engine, peers
 from .engine import Action, HandEnd, HandState
 from .events import LocalProtocolError
 from .gamefiles import PeerFile, drop_reservation, peer_path
@@ -70,7 +70,6 @@ from .net import (
     Rejected,
     curve_key,
 )
-from .peers import PeersError
 from .protocol import (
     Dropped,
     EarlyClaim,
@@ -233,10 +232,10 @@ Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | StopCmd | RulesCmd
 
 
 PAUSE_REASON = "left for now; the game can be resumed"
+"""What a player who quits a live game says (a bye that ends nothing)."""
 #: A bye from a peer that found the other side in another game (a new one, or an older
 #: one resumed): it says nothing about the game the other side is in.
 OTHER_GAME_REASON = "it was in another game with you"
-"""What a player who quits a live game says (a bye that ends nothing)."""
 
 
 class CommandError(ValueError):
@@ -766,21 +765,10 @@ def seat_names(session: Session) -> tuple[str, str]:
     return n[0], n[1]
 
 
-def _is_pinned(key: bytes | None) -> bool:
-    """Whether this key was paired with (a peers.json that cannot be read: no)."""
-    from . import peers
-
-    try:
-        return key is not None and peers.is_pinned(key)
-    except (OSError, peers.PeersError):  # a damaged peers.json is `ginp2p keys`'s to report
-        return False
-
-
 def _paired_player(curve: bytes) -> str | None:
     """The paired player whose connection key is ``curve``, named and fingerprinted as
     ``ginp2p keys`` lists it; None for a stranger (or a peers.json that cannot be read).
     A connection shows only the X25519 form of the key: each pinned key is converted."""
-    from . import peers
     from .words import for_screen
 
     try:
@@ -810,13 +798,9 @@ def turned_away_words(pinned: bool) -> str:
 
 def _pinned_name(key: bytes | None) -> str:
     """The name a paired player was pinned under ('' if none, or unreadable)."""
-    from . import peers
     from .words import for_screen
 
-    try:
-        pin = peers.lookup(key) if key is not None else None
-    except (OSError, peers.PeersError):  # a damaged peers.json is `ginp2p keys`'s to report
-        return ""
+    pin = peers.lookup_quietly(key)
     if pin is None or pin.name == fingerprint(pin.key):  # paired, never named by a hello
         return ""
     return for_screen(pin.name)
@@ -1391,8 +1375,8 @@ class Session:
             first = not self.endpoint.ever_connected
             self._handshake_failures += 1
             if ev.auth:
-                pinned = _is_pinned(self.proto.log.key(self.proto.opponent))
-                self._end(1, "error", turned_away_words(pinned))
+                pinned = peers.lookup_quietly(self.proto.log.key(self.proto.opponent))
+                self._end(1, "error", turned_away_words(pinned is not None))
             elif first and self._handshake_failures >= 2:
                 self._end(1, "error", f"cannot join: {ev.reason}")
         elif isinstance(ev, BadFrame):
@@ -1646,7 +1630,6 @@ async def admit_guest(
     ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair);
     after a failed pairing every connection is dropped. Raises JoinError when the
     code has had its attempts."""
-    from . import peers
     from .pairing import PairingError, PairingRefused
 
     attempts: dict[bytes, Any] = {}
@@ -1764,7 +1747,6 @@ async def pair_with_host(
     """The guest, before the game: wait for the encrypted link, then pair with ``code``
     (if given). On success the host's key is pinned. Raises JoinError, having pinned
     nothing, if the host is unreachable, refuses us, or the code is wrong."""
-    from . import peers
     from .pairing import GuestPairing, PairingError
 
     loop = asyncio.get_running_loop()
@@ -1801,7 +1783,7 @@ async def pair_with_host(
         elif isinstance(ev, Rejected):
             failures += 1
             if ev.auth:
-                raise JoinError(turned_away_words(_is_pinned(host_key)))
+                raise JoinError(turned_away_words(peers.lookup_quietly(host_key) is not None))
             if failures >= 2:
                 raise JoinError(f"cannot join: {ev.reason}")
         elif isinstance(ev, Received) and isinstance(ev.frame, ByeFrame):
@@ -1881,12 +1863,10 @@ def _lan_address(bind: str) -> str:
 def _pin_name(hello: Entry) -> None:
     """A paired player is pinned under the name its hello gives, as soon as the hello
     is stored (pairing pins the key alone; a game cut short must not leave it nameless)."""
-    from . import peers
-
     key, name = hello.body.key, hello.body.name
     # the name is a convenience: a peers.json that cannot be read or written now is
     # `ginp2p keys`'s to report, and must not stop the game
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError, peers.PeersError):
         if name and peers.is_pinned(key):
             peers.pin(key, name)
 
@@ -1987,7 +1967,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             logfile, secrets = open_game(path)
             saved = _saved_log(logfile, side.me, identity)
         endpoint, known = _endpoint(side, identity)
-    except (OSError, RuntimeError, ValueError, FileError, SecretsError, PeersError) as exc:
+    except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
         say(f"error: {exc}")
         _close(logfile, secrets)
         return 1
@@ -2023,8 +2003,6 @@ def _endpoint(side: PeerFile, identity: Identity
     """The host's endpoint admits the guest of a saved game, or every paired player
     while it pairs; the guest's connects to the host's key. Also the players it admits:
     connection (CURVE) key -> Ed25519 key."""
-    from . import peers
-
     peer_key = side.peer_public_key
     if side.role == "host":
         if peer_key is not None:
@@ -2045,7 +2023,6 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
                    say: Callable[[str], None]) -> bytes:  # fmt: skip
     """Listen (announced on the LAN while pairing) and admit a guest, or join and pair:
     the other player's key once it is in. Nothing is written before."""
-    from . import peers
     from .discovery import format_join
     from .pairing import PairingGate
 

@@ -584,3 +584,17 @@ def test_a_connection_cut_while_pairing_is_a_clear_error(
                 await ep.close()
 
     assert asyncio.run(main()).startswith("the host cut the connection while pairing")
+
+
+def test_a_damaged_peers_file_is_no_pin_for_a_screen_hint(tmp_path: Path) -> None:
+    """Names and hints on the screen read the pins quietly: a damaged peers.json counts
+    as no pin there (and is left untouched), while `ginp2p keys` still reports it."""
+    key = bytes(nacl.signing.SigningKey(bytes([7]) * 32).verify_key)
+    peers.pin(key, "Alice", home=tmp_path)
+    assert peers.lookup_quietly(key, home=tmp_path).name == "Alice"  # type: ignore[union-attr]
+    assert peers.lookup_quietly(None, home=tmp_path) is None
+    (tmp_path / "peers.json").write_text("{not json")
+    assert peers.lookup_quietly(key, home=tmp_path) is None
+    with pytest.raises(peers.PeersError, match="is damaged"):
+        peers.lookup(key, home=tmp_path)
+    assert (tmp_path / "peers.json").read_text() == "{not json"

@@ -773,9 +773,6 @@ class TablePlayer:
         else:
             self.message = ("class:error", "no gin: every card but the discard must be in a meld")
 
-    def _name(self, card: Card | None) -> str:
-        return self.look.name(card) if card is not None else "nothing"
-
     def _propose(self, action: Any) -> None:
         assert self.session is not None
         view = self.session.proto.view()
