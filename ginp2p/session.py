@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import __version__, engine, peers
-from .engine import Action, HandEnd, HandState
+from .engine import Action, HandState
 from .events import LocalProtocolError
 from .gamefiles import PeerFile, drop_reservation, peer_path
 from .identity import Identity, fingerprint, key_to_text
@@ -747,12 +747,13 @@ def showdown_text(session: Session, what: HandScored) -> str:
 
 
 def match_text(session: Session, m: Any) -> str:
-    """The match's score sheet: each hand's points, the bonuses, the totals."""
+    """The match's score sheet: each hand's points, the bonuses, the totals (the lead
+    is in the MATCH OVER line above it)."""
     from .tui.view import match_summary
 
     s = match_summary(m, session.proto.me, seat_names(session))
     lines = [f"hand {n}: {what}: you {a}, {s.names[1]} {b}" for n, what, a, b in s.hands]
-    return "\n".join("  " + line for line in [*lines, *s.sum_lines("you")[1:]])
+    return "\n".join("  " + line for line in [*lines, *s.sum_lines("you", lead=False)[1:]])
 
 
 def seat_names(session: Session) -> tuple[str, str]:
@@ -1076,20 +1077,11 @@ class Session:
         names = self.names
         p = self.proto
         if isinstance(what, HandScored):
-            r = what.result
-            line = f"hand {what.hand}: "
-            if r.end in (HandEnd.KNOCK, HandEnd.GIN, HandEnd.BIG_GIN, HandEnd.UNDERCUT):
-                who = names[r.knocker] if r.knocker is not None else "nobody"
-                line += f"{who} {'went gin' if r.gin else 'knocked'}"
-                if r.undercut and r.knocker is not None:
-                    line += f", undercut by {names[1 - r.knocker]}"
-            else:
-                line += r.end.value.replace("_", " ")
             from .tui.view import hand_line
 
             me = None if isinstance(self.player, BotPlayer) else p.me
             s = what.scores
-            return f"{hand_line(what.hand, r, me, seat_names(self))}  " \
+            return f"{hand_line(what.hand, what.result, me, seat_names(self))}  " \
                    f"[{names[0]} {s[0]}, {names[1]} {s[1]}]"
         if isinstance(what, MatchOver):
             return self._match_line(what)
@@ -1138,7 +1130,10 @@ class Session:
         won = "win" if names[what.winner] == "you" else "wins"
         totals = f"; totals {names[0]} {what.totals[0]}, {names[1]} {what.totals[1]}" \
             if what.totals else ""
-        return f"MATCH OVER: {names[what.winner]} {won} ({why}){totals}"
+        m = self.proto.table.match
+        margin = m.margin if m is not None and m.over else None
+        by = f" by {margin}" if margin is not None else ""
+        return f"MATCH OVER: {names[what.winner]} {won}{by} ({why}){totals}"
 
     # -- running -------------------------------------------------------------------------
     async def run(self) -> SessionResult:

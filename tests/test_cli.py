@@ -54,7 +54,11 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
     r = _run(tmp_path, "play", *SHORT, "--linger", "3")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "two computer players play a match over the network protocol" in r.stdout
-    assert "MATCH OVER" in r.stdout
+    over = re.search(r"MATCH OVER: (Computer \d) wins by (\d+) \(.+\); "
+                     r"totals Computer 1 (\d+), Computer 2 (\d+)", r.stdout)  # fmt: skip
+    assert over is not None, r.stdout
+    winner, by, one, two = over.groups()
+    assert int(by) == abs(int(one) - int(two)) and (int(one) > int(two)) == winner.endswith("1")
     ours = sorted((tmp_path / "games").glob("*.ginlog"))
     theirs = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
     assert len(ours) == 1 and len(theirs) == 1

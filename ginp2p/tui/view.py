@@ -459,15 +459,16 @@ class MatchSummary:
     #: ``MatchState.margin`` (None: no winner).
     won_by: tuple[int, int] | None = None
 
-    def sum_lines(self, me: str | None = None) -> list[str]:
+    def sum_lines(self, me: str | None = None, *, lead: bool = True) -> list[str]:
         """From the hands' points to the totals, one line each: the bonuses spelled out,
-        then the lead. ``me``: how to call the first player (``you``), else by name."""
+        then (with ``lead``) the lead. ``me``: how to call the first player (``you``),
+        else by name."""
         a, b = me or self.names[0], self.names[1]
         lines = [f"points from the hands: {a} {self.scores[0]}, {b} {self.scores[1]}"]
         lines += [f"{what}: {a} {x}, {b} {y}" for what, x, y in self.bonuses]
         lines.append(f"total: {a} {self.totals[0]}, {b} {self.totals[1]}")
-        if (lead := self.lead_line(me)) is not None:
-            lines.append(lead)
+        if lead and (line := self.lead_line(me)) is not None:
+            lines.append(line)
         return lines
 
     def lead_line(self, me: str | None = None) -> str | None:
