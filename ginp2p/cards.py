@@ -115,12 +115,18 @@ class Card:
         return f"{self.code}#{self.copy}"
 
     def pretty(self, *, ascii: bool = False) -> str:
-        """Name for people: ``7♥``, ``10♥``, ``JK``; with ``ascii``: ``7H``, ``TH``."""
-        if ascii:
-            return self.code
+        """Name for people: ``7♥``, ``10♥``, ``JK``; with ``ascii``: ``7H``, ``TH``.
+
+        In a multi-deck the second copy carries a prime (``7♥′``, ``7H'``), so that
+        "took 7♥ from the pile, discarded 7♥′" reads as the two different cards it is.
+        A single deck has only first copies, and the jokers, alike in every use, are
+        all ``JK``."""
         if self.suit is None:
             return "JK"
-        return _RANK_NAMES[self.rank] + self.suit.symbol
+        mark = ("'" if ascii else "′") * self.copy
+        if ascii:
+            return self.code + mark
+        return _RANK_NAMES[self.rank] + self.suit.symbol + mark
 
     def __str__(self) -> str:
         return self.code
@@ -183,9 +189,10 @@ def card_order(card: Card) -> tuple[int, int, int]:
 
 
 def parse_card(text: str) -> Card:
-    """Parse ``7H``, ``th``, ``10♥``, ``7♥``, ``JK``, with an optional ``#copy``.
+    """Parse ``7H``, ``th``, ``10♥``, ``7♥``, ``JK``, with an optional copy: ``#1`` or
+    a prime (``7H'``, ``7♥′``: the second copy, as :meth:`Card.pretty` writes it).
 
-    Without ``#copy`` the first copy is meant.
+    Without either the first copy is meant.
     """
     raw = text.strip()
     body, sep, copy_text = raw.partition("#")
@@ -194,6 +201,11 @@ def parse_card(text: str) -> Card:
         if not copy_text.isdigit():
             raise CardParseError(f"{text!r}: the copy after '#' must be a number")
         copy = int(copy_text)
+    bare = body.rstrip("'′")
+    if len(bare) < len(body):
+        if sep:
+            raise CardParseError(f"{text!r}: say the copy once, with '#' or with primes")
+        copy, body = len(body) - len(bare), bare
     body = body.upper()
     if body in ("JK", "JOKER", "*"):
         if not 0 <= copy < 4:
@@ -222,7 +234,7 @@ _PRETTY = re.compile("(10|[AJQK2-9])([♠♥♦♣])")
 
 #: The few other symbols the screens and sentences use, and their ASCII stand-ins.
 _SYMBOLS = str.maketrans({"·": "|", "…": "..", "─": "-", "▶": ">", "→": ">", "←": "<",
-                          "↓": "v", "↑": "^"})  # fmt: skip
+                          "↓": "v", "↑": "^", "′": "'"})  # fmt: skip
 
 
 def ascii_names(text: str) -> str:

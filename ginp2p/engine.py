@@ -387,10 +387,10 @@ class HandState:
             if (c := self.knowledge.card_at(pos)) is not None and c.code == card.code
         ]
         if others:  # a multi-deck: the other copy is held, so say which is which
-            held = ", ".join(f"{c.pretty()}#{c.copy}" for c in others)
+            held = ", ".join(c.pretty() for c in others)
             raise IllegalAction(
                 "card_not_in_hand",
-                f"{card.pretty()}#{card.copy} is not in the hand; it holds {held}",
+                f"{card.pretty()} is not in the hand; it holds the other copy, {held}",
             )
         raise IllegalAction("card_not_in_hand", f"{card.pretty()} is not in the hand")
 

@@ -31,22 +31,23 @@ _VIEW = "all"
 
 
 def _code(card: Card | None) -> str | None:
-    return card.code if card is not None else None
+    """``7H``; in a multi-deck the second copy ``7H'``, so the two stay apart."""
+    return card.pretty(ascii=True) if card is not None else None
 
 
 def _hand_cards(cards: Sequence[Card | None]) -> list[str | None]:
     """Known cards sorted as a player holds them, hidden ones (None) after them."""
     known = sorted((c for c in cards if c is not None), key=card_order)
-    return [c.code for c in known] + [None] * (len(cards) - len(known))
+    return [_code(c) for c in known] + [None] * (len(cards) - len(known))
 
 
 def _declaration(d: Declaration | None) -> dict[str, Any] | None:
     if d is None:
         return None
     return {
-        "melds": [str(m).split() for m in d.melds],
-        "layoffs": [{"card": lay.card.code, "meld": lay.meld} for lay in d.layoffs],
-        "deadwood_cards": [c.code for c in sorted(d.deadwood_cards, key=card_order)],
+        "melds": [[_code(c) for c in m.in_order] for m in d.melds],
+        "layoffs": [{"card": _code(lay.card), "meld": lay.meld} for lay in d.layoffs],
+        "deadwood_cards": [_code(c) for c in sorted(d.deadwood_cards, key=card_order)],
         "deadwood": d.deadwood,
     }
 
@@ -89,7 +90,8 @@ def _move(replay: Replay, step: Step, symbols: bool) -> dict[str, Any]:
 def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
     """The game as plain data: players, rules, every hand (deal, moves, showdown,
     scores), the audit's verdict and the match result it supports. Cards are codes
-    (``7H``, ``TH``, ``JK``); the ``text`` sentences use suit symbols if ``symbols``."""
+    (``7H``, ``TH``, ``JK``; a second copy ``7H'``); the ``text`` sentences use suit
+    symbols if ``symbols``."""
     names = replay.names
     rep = replay.report
     hands: list[dict[str, Any]] = []

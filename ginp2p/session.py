@@ -288,7 +288,7 @@ def _find_card(view: HandState, me: int, text: str) -> Any:
         want = parse_card(text)
     except CardParseError as exc:
         raise CommandError(str(exc)) from None
-    exact = "#" in text
+    exact = "#" in text or text.endswith(("'", "′"))  # this copy, not any of the name
     cards = [c for c in view.cards(me) if c is not None]
     for c in cards:
         if c == want or (not exact and c.rank == want.rank and c.suit == want.suit):

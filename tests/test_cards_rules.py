@@ -42,8 +42,25 @@ def test_decks_are_distinct_and_round_trip(size: int) -> None:
     assert sum(c.is_joker for c in cards) == (4 if size == 108 else 0)
     for c in cards:
         assert parse_card(c.label) == c
-        assert parse_card(c.pretty() + f"#{c.copy}") == c
+        if not c.is_joker:  # as written on screen; the jokers are all "JK"
+            assert parse_card(c.pretty()) == c and parse_card(c.pretty(ascii=True)) == c
         assert Card.from_index(c.index) is c
+    names = {c.pretty() for c in cards if not c.is_joker}
+    assert len(names) == 104 if size > 52 else 52, "two copies of one card are written apart"
+
+
+def test_the_second_copy_is_marked_and_typed_as_shown() -> None:
+    first, second = parse_card("7H"), parse_card("7h'")
+    assert (first.copy, second.copy) == (0, 1) and second == parse_card("7H#1")
+    assert (first.pretty(), second.pretty()) == ("7♥", "7♥′")
+    assert (first.pretty(ascii=True), second.pretty(ascii=True)) == ("7H", "7H'")
+    assert parse_card("JK'''").copy == 3 and parse_card("JK#3").pretty() == "JK"
+    assert parse_card("10♥′") == parse_card("TH#1")
+    assert ascii_names("took 7♥ and threw 7♥′") == "took 7H and threw 7H'"
+    with pytest.raises(CardParseError, match="say the copy once"):
+        parse_card("7H'#1")
+    with pytest.raises(CardParseError, match="copies #0 and #1 only"):
+        parse_card("7H''")
 
 
 @given(st.sampled_from(deck(108)))
@@ -109,5 +126,5 @@ def test_ascii_names_turn_symbols_into_codes_and_touch_nothing_else(cards: list[
                                                                     sep: str) -> None:  # fmt: skip
     pretty = f"claimed gin with {sep.join(c.pretty() for c in cards)} (rule 10)"
     plain = ascii_names(pretty)
-    assert plain == f"claimed gin with {sep.join(c.code for c in cards)} (rule 10)"
+    assert plain == f"claimed gin with {sep.join(c.pretty(ascii=True) for c in cards)} (rule 10)"
     assert plain.isascii()

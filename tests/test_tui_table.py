@@ -900,3 +900,29 @@ def test_long_lines_break_between_words_and_are_never_cut(pipe: Any) -> None:
         await send("\x03y")
 
     run_table(pipe, s, script)
+
+
+def test_two_copies_of_one_card_read_and_type_apart() -> None:
+    """Two decks: taking 7♥ from the pile and throwing the other 7♥ is allowed, and must
+    not read like throwing the card just taken. The second copy is 7♥′ on the screen,
+    and typing it as shown throws that copy."""
+    from ginp2p.session import CommandError, parse_command
+    from ginp2p.words import action_words
+
+    italian = get_preset("italian")
+    h = deal(italian, "7H#1 8S 8D 2C 3C 9D JS QS KS 5H", "4S 4D 4C AH 2H 3H 6S 6D 6C TD", "7H")
+    took = play(h, engine.TakeUpcard())
+    proto: Any = FakeSession(took).proto
+    assert card_word(c("7H#1")) == "7h'"
+    thrown = parse_command(f"discard {card_word(c('7H#1'))}", proto)
+    assert thrown == Act(engine.Discard(c("7H#1")))
+    with pytest.raises(CommandError, match="7♥ was just taken from the pile"):
+        parse_command("discard 7h#0", proto)
+    words = [action_words(engine.TakeUpcard(), "Ann", c("7H"), past=True),
+             action_words(engine.Discard(c("7H#1")), "Ann", past=True)]  # fmt: skip
+    assert words == ["Ann took the upcard 7♥", "Ann discarded 7♥′"]
+    h = deal(italian, "7H 8S 8D 2C 3C 9D JS QS KS 5H", "4S 4D 4C AH 2H 3H 6S 6D 6C TD", "7H#1")
+    proto = FakeSession(play(h, engine.TakeUpcard())).proto  # the first copy comes first
+    with pytest.raises(CommandError, match="7♥′ was just taken from the pile"):
+        parse_command("discard 7h'", proto)
+    assert parse_command("discard 7h", proto) == Act(engine.Discard(c("7H")))

@@ -91,12 +91,13 @@ CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
 
 
 def card_word(card: Card) -> str:
-    """How a person types a card: ``7h``, ``10h``, ``qs``, ``jk`` (``#1``: second copy)."""
+    """How a person types a card: ``7h``, ``10h``, ``qs``, ``jk`` (``7h'``: the second
+    copy, marked as the screen marks it)."""
     if card.suit is None:
         word = "jk"
     else:
         word = ("10" if card.rank == 10 else RANKS[card.rank].lower()) + card.suit.letter.lower()
-    return word + (f"#{card.copy}" if card.copy else "")
+    return word + "'" * card.copy
 
 
 def situation(session: Session) -> Situation:
