@@ -525,8 +525,8 @@ def check_shuffle(public: bytes, ctx: Ctx, d_in: Sequence[bytes], msg: ShuffleMs
     _need_bytes(msg.deck_hash, 64, "deck_hash")
     if not _sum_holds(public, ctx, d_in, d_out, msg.sum_proof):
         _need_valid(d_out, "d_out")  # name the real fault when it is a bad point
-        raise ShuffleError("bad-sum-proof", "the sum proof fails: the deck is not the input "
-                           "deck (D_in) rearranged and masked again")  # fmt: skip
+        raise ShuffleError("bad-sum-proof", "the shuffle's sum proof fails: the deck passed "
+                           "on is not the deck received, rearranged and masked again")  # fmt: skip
 
 
 def challenge_bits(key_seed: bytes, ctx: Ctx, entry_id: bytes, k: int) -> list[int]:
@@ -748,7 +748,8 @@ def check_key(public_key: bytes, key: Any) -> None:
     """A received per-card key must be canonical and match its K_i from the lock entry."""
     k = _need_scalar(key, "key")
     if _base(k) != public_key:
-        raise ShuffleError("bad-key", "the key does not open the lock (K_i) its author published")
+        raise ShuffleError("bad-key", "the key does not open the lock its author published for "
+                           "that card")  # fmt: skip
 
 
 def unmask(point: bytes, key_a: Any, key_b: Any, n: int) -> int | None:
