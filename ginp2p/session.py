@@ -1132,7 +1132,7 @@ class Session:
             if what.totals else ""
         m = self.proto.table.match
         margin = m.margin if m is not None and m.over else None
-        by = f" by {margin}" if margin is not None else ""
+        by = f" by {margin}" if margin is not None and margin > 0 else ""
         return f"MATCH OVER: {names[what.winner]} {won}{by} ({why}){totals}"
 
     # -- running -------------------------------------------------------------------------
@@ -1181,6 +1181,7 @@ class Session:
     _net_queued = 0  # network events in ``queue``
     _told_other = False  # that the other side plays another game
     _peer_elsewhere = False  # the peer of this connection plays another game
+    _greet = False  # a link is up, and "connected to NAME" not yet said
     _last_item: float | None = None  # when the last item was done
     _woke: float | None = None  # when this process came back from being frozen
 
@@ -1230,6 +1231,7 @@ class Session:
             self._hello_seen = True
             if self.on_hello is not None:
                 self.on_hello(hello)
+        self._greet_by_name()
         if p.written_elsewhere:
             self.rules_pending = None  # nothing to decide: this game is not this run's
         if p.refused is not None and self.rules_pending is not None and not self._rules_declined:
@@ -1350,7 +1352,8 @@ class Session:
             self._peer_elsewhere = False  # a new connection: perhaps the right game now
             if not self.link_up:
                 self.link_up = True
-                self.say(f"connected to {self._peer_label()}")
+                self._greet = True
+                self._greet_by_name()
             if isinstance(self.endpoint, GuestEndpoint):
                 await self._send_have(reply=True)
         elif isinstance(ev, LinkDown):
@@ -1405,6 +1408,15 @@ class Session:
         if p.log.hello(p.opponent) is not None or self.known_name:
             return self.opponent_name
         return "the host" if p.me == GUEST else "the guest"
+
+    def _greet_by_name(self) -> None:
+        """Say "connected to Ann" once the other player's name is known: at once on a
+        rematch or a reconnection, else when its hello arrives (just after the link),
+        so the line never says "the guest" one time and the name the next."""
+        p = self.proto
+        if self._greet and (p.log.hello(p.opponent) is not None or self.known_name):
+            self._greet = False
+            self.say(f"connected to {self.opponent_name}")
 
     async def _on_frame(self, frame: Any, peer: bytes) -> None:
         if isinstance(frame, EntryFrame):

@@ -62,9 +62,9 @@ def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path
     if "Computer knocked" in hand.group(0):  # the knocker's melds came before our show
         laid = out.index("Computer laid down: [")
         assert laid < out.index("`show` lays down") < out.index(hand.group(0))
-    assert re.search(r"MATCH OVER: Computer wins by \d+ \(you resigned\).*\n(  hand \d+: .+\n)*"
+    assert re.search(r"MATCH OVER: Computer wins( by \d+)? \(you resigned\).*\n(  hand \d+: .+\n)*"
                      r"  total: you \d+, Computer \d+\n", out), out  # fmt: skip
-    assert out.count("wins by") == 1, "the lead is said once, in the MATCH OVER line"
+    assert out.count("wins by") <= 1, "the lead is said once, in the MATCH OVER line"
     assert "waiting for Computer: a commitment" not in out, "no shuffle steps in the way"
 
 
@@ -92,5 +92,5 @@ def test_the_computer_of_play_never_claims_against_a_slow_person(tmp_path: Path)
         if proc.poll() is None:
             proc.kill()
     out = "".join(seen)
-    assert re.search(r"MATCH OVER: Computer wins by \d+ \(you resigned\)", out), out
+    assert re.search(r"MATCH OVER: Computer wins( by \d+)? \(you resigned\)", out), out
     assert "stopped answering" not in out and "may claim" not in out

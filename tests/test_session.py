@@ -45,6 +45,9 @@ def test_two_processes_play_a_whole_match_and_pin_each_other(tmp_path: Path) -> 
     assert g.wait() == 0, g.output
     assert h.wait() == 0, h.output
     assert "MATCH OVER" in h.output and "MATCH OVER" in g.output
+    # strangers until the hellos: each says the other's name once it is known
+    assert "connected to Guesto" in h.output and "connected to Hosta" in g.output
+    assert "connected to the" not in h.output + g.output
     assert_same_and_clean(h.game_file(), g.game_file())
     hkey = key_to_text(load_or_create_identity(tmp_path / "h").public_key)
     gkey = key_to_text(load_or_create_identity(tmp_path / "g").public_key)

@@ -18,6 +18,7 @@ from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
 from ginp2p import engine
+from ginp2p import match as mt
 from ginp2p.cards import parse_card, parse_cards
 from ginp2p.engine import DrawStock, HandState, Phase
 from ginp2p.match import MatchEnd, MatchState, record_hand
@@ -217,6 +218,9 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
     assert ms.sum_lines("you")[-2:] == [  # a shutout: hoyle's game bonus doubles to 200
         "total: you 233, Bot 0", "you win by 233"]  # fmt: skip
     assert f"you win by {m.margin}" in texts(match_rows(ms, 80, True))
+    resigned = mt.forfeit(MatchState(rules=RULES, dealer=1, hand_no=1), 1, MatchEnd.RESIGN)
+    assert resigned.margin == 0 and match_summary(resigned, 0, NAMES).sum_lines("you")[-1] \
+        == "total: you 0, Bot 0", "a resignation at 0-0: no 'wins by 0'"  # fmt: skip
 
 
 def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:

@@ -473,8 +473,8 @@ class MatchSummary:
 
     def lead_line(self, me: str | None = None) -> str | None:
         """"Ann wins by 145": the difference the match is settled by (hoyle has the
-        lower total pay it)."""
-        if self.won_by is None:
+        lower total pay it). None without a lead to speak of (a resignation at 0-0)."""
+        if self.won_by is None or self.won_by[1] <= 0:
             return None
         seat, margin = self.won_by
         if seat == 0 and me == "you":
