@@ -431,6 +431,8 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
         side.host, side.port = host, port
     if getattr(args, "port", None) is not None and side.role == "host":
         side.port = args.port
+    if side.role == "guest" and getattr(args, "parent_pid", None) is None:
+        _check_begun(path, side)
     expect = side.ruleset() if side.role == "guest" and side.rules else None
     setup = GameSetup(side, path, player, verbose=args.verbose,
                       connect_timeout=args.connect_timeout, linger=args.linger,
@@ -457,6 +459,25 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
         return _run(setup, load_or_create_identity(), resume=True)
     finally:
         _stop_computer(children, setup)
+
+
+def _check_begun(path: Path, side: Any) -> None:
+    """A guest's game begins with its yes to the host's rules. Resuming a file left at
+    that question would ask them again from a hello the host may have left behind (a
+    new game of its own since): a new `join` asks the host's rules as they are now.
+    Not for the computer of `play`, whose host is always the same game."""
+    from .discovery import format_join
+    from .session import rules_accepted
+
+    if rules_accepted(path):
+        return
+    try:
+        again = format_join(side.host, side.port) + (f"/{side.peer_key}" if side.peer_key else "")
+    except (TypeError, ValueError):  # a damaged .peer: the advice stands without it
+        again = "HOST:PORT/KEY"
+    raise Problem(f"{path} never began: you had not said yes to the host's rules, so "
+                  f"there is nothing to resume; to play this host, join it again: "
+                  f"ginp2p join {again}")  # fmt: skip
 
 
 def _run(setup: Any, identity: Any, *, resume: bool) -> int:

@@ -48,6 +48,7 @@ from .logfile import (
     NotAFile,
     SecretsError,
     SecretsFile,
+    read_records,
     secrets_path,
 )
 from .match import MatchEnd
@@ -2164,9 +2165,24 @@ class GameInfo:
     result: str
 
 
+def rules_accepted(path: Path) -> bool:
+    """Whether the guest's hello, its yes to the host's rules, is in the log at ``path``:
+    only then has the game begun for the guest. A guest killed at the rules question
+    (its terminal closed) leaves the host's hello alone in its file: nothing to resume,
+    since the host may have begun another game since, and a new `join` asks the rules
+    afresh. True if the log cannot be read, which is the audit's to report."""
+    try:
+        records, _ = read_records(path)
+    except (OSError, FileError):
+        return True
+    log, _ = Log.from_records(records)
+    return log.hello(GUEST) is not None
+
+
 def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | None:
     """The newest game this guest began with the host of ``host_key`` and did not
-    finish, if any: a `join` typed again after a crash instead of `ginp2p resume`.
+    finish, if any: a `join` typed again after a crash instead of `ginp2p resume`. A
+    game whose rules the guest never accepted was never begun (:func:`rules_accepted`).
 
     Only the ``look_at`` newest games with that host are read (an audit each).
     """
@@ -2178,7 +2194,7 @@ def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | 
             side = PeerFile.load(peer_path(path))
         except ValueError:
             continue
-        if side.role != "guest" or side.peer_key != host_key:
+        if side.role != "guest" or side.peer_key != host_key or not rules_accepted(path):
             continue
         seen += 1
         try:

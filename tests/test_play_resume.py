@@ -177,3 +177,58 @@ def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
     # of the computer's, at most a card taken from the pile is known
     assert sum(c is not None for c in last.seats[GUEST].cards) <= 1
     assert last.next_stock is None
+
+
+def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: Path) -> None:
+    """A guest killed at the rules question (its terminal closed) leaves the host's hello
+    alone in its file: it never said yes, so no game began. `join` to that host goes
+    ahead instead of being turned to `resume` (an older game the guest did say yes to is
+    still offered), and `resume` of that file says to join again."""
+    from ginp2p import peers
+    from ginp2p.discovery import format_join
+    from ginp2p.gamefiles import PeerFile, peer_path
+    from ginp2p.identity import key_to_text
+    from ginp2p.log import Entry
+    from ginp2p.logfile import read_records
+
+    from .helpers import write
+
+    records, _ = read_records(Path(__file__).parent / "corpus" / "clean-classic.ginlog")
+    host_key = Entry.from_wire(records[0]).body.key  # records: the host's hello, the guest's
+    peers.pin(host_key, "Hosta", home=tmp_path)  # paired: the code came before the rules
+    port = _free_port()  # nothing listens there
+    join = format_join("127.0.0.1", port, host_key)
+    (tmp_path / "games").mkdir()
+
+    def guest_file(name: str, hellos: int) -> Path:
+        path = write(tmp_path / "games" / name, records[:hellos])
+        PeerFile("guest", "Gus", peer_key=key_to_text(host_key), host="127.0.0.1",
+                 port=port).save(peer_path(path))  # fmt: skip
+        return path
+
+    left = guest_file("20250102-120000-guest.ginlog", 1)
+    before = left.read_bytes()
+    again = _ginp2p(tmp_path, "resume", str(left))
+    assert again.returncode == 1, again.stdout + again.stderr
+    assert f"{left} never began: you had not said yes to the host's rules, so there is " \
+           f"nothing to resume; to play this host, join it again: ginp2p join {join}" \
+           in again.stderr  # fmt: skip
+    assert left.read_bytes() == before
+    listed = _ginp2p(tmp_path, "games").stdout
+    assert "not started" in listed and "unfinished" not in listed
+
+    joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+    assert "unfinished" not in joined.stdout + joined.stderr
+    assert f"joining 127.0.0.1:{port}" in joined.stdout  # on to the host (not running)
+
+    said_yes = guest_file("20250101-120000-guest.ginlog", 2)  # older, and begun
+    joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+    assert joined.returncode == 1, joined.stdout + joined.stderr
+    assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
+           f"{said_yes}`" in joined.stderr  # fmt: skip
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])

@@ -15,12 +15,16 @@ import pytest
 from .test_session_support import CODE, host
 
 
-def _human_guest(home: Path, join: str, answer: str, *extra: str) -> subprocess.Popen[str]:
+def _human_guest(home: Path, join: str, answer: str, *extra: str, crash: str | None = None,
+                 code: str | None = CODE) -> subprocess.Popen[str]:  # fmt: skip
     env = dict(os.environ, GINP2P_HOME=str(home), PYTHONUNBUFFERED="1")
     env.pop("GINP2P_CRASH_AT", None)
+    if crash is not None:
+        env["GINP2P_CRASH_AT"] = crash
     home.mkdir(parents=True, exist_ok=True)
+    pairing = ["--pair-code", code] if code is not None else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "ginp2p", "join", join, "--pair-code", CODE, "--name", "Gus",
+        [sys.executable, "-m", "ginp2p", "join", join, *pairing, "--name", "Gus",
          "--linger", "1", *extra],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=env,
@@ -109,6 +113,84 @@ def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> Non
     finally:
         if g.poll() is None:
             g.kill()
+        h.kill()
+
+
+def _ginp2p(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GINP2P_HOME=str(home))
+    env.pop("GINP2P_CRASH_AT", None)
+    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
+                          text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)  # fmt: skip
+
+
+def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path) -> None:
+    """Killed there (or its terminal closed), the guest never said yes: its file holds the
+    host's hello alone, and no game began. `resume` of it says to join again, and `join`
+    to that host goes to the rules question again, not to `resume`."""
+    h = host(tmp_path / "h", "--preset", "hoyle")
+    join = h.join_string()
+    g = _human_guest(tmp_path / "g", join, "")
+    again = None
+    try:
+        _read_until(g, "play by these rules?")
+        g.kill()
+        g.wait(60)
+        (left,) = (tmp_path / "g" / "games").glob("*.ginlog")
+        before = left.read_bytes()
+
+        resumed = _ginp2p(tmp_path / "g", "resume", str(left))
+        assert resumed.returncode == 1, resumed.stdout + resumed.stderr
+        assert f"{left} never began: you had not said yes to the host's rules" in resumed.stderr
+        assert f"to play this host, join it again: ginp2p join {join}" in resumed.stderr
+
+        again = _human_guest(tmp_path / "g", join, "", code=None)  # paired: no code
+        shown = _read_until(again, "play by these rules?")
+        assert "unfinished" not in shown and "hoyle" in shown
+        rest = again.communicate("no\n", timeout=60)[0]
+        assert again.returncode == 1, rest
+        assert "you declined the host's rules (hoyle)" in rest
+        assert h.wait() != 0
+        assert left.read_bytes() == before, "the old file is left as it was"
+        assert sorted((tmp_path / "g" / "games").glob("*.ginlog")) == [left]
+    finally:
+        for proc in (g, again):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
+        h.kill()
+
+
+def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) -> None:
+    """Its yes (its hello) is saved, though never sent: that game began, so `join` to the
+    host is turned to `resume`, and `resume` carries it on."""
+    h = host(tmp_path / "h", "--preset", "hoyle")
+    join = h.join_string()
+    g = _human_guest(tmp_path / "g", join, "", crash="send:1")
+    back = None
+    try:
+        _read_until(g, "play by these rules?")
+        rest = g.communicate("yes\n", timeout=60)[0]
+        assert g.returncode == -signal.SIGKILL, rest
+        (old,) = (tmp_path / "g" / "games").glob("*.ginlog")
+
+        joined = _ginp2p(tmp_path / "g", "join", join)
+        assert joined.returncode == 1, joined.stdout + joined.stderr
+        assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
+               f"{old}`" in joined.stderr  # fmt: skip
+
+        back = subprocess.Popen(
+            [sys.executable, "-m", "ginp2p", "resume", str(old), "--linger", "1"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=dict(os.environ, GINP2P_HOME=str(tmp_path / "g"), PYTHONUNBUFFERED="1"),
+        )  # fmt: skip
+        seen = _read_until(back, "your cards:")
+        assert "never began" not in seen and "play by these rules?" not in seen
+        rest = back.communicate("quit\n", timeout=60)[0]
+        assert back.returncode == 0, seen + rest
+        assert f"left the game; resume it with: ginp2p resume {old}" in rest
+    finally:
+        for proc in (g, back):
+            if proc is not None and proc.poll() is None:
+                proc.kill()
         h.kill()
 
 
