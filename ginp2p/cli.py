@@ -553,7 +553,11 @@ PAIR_CODE_ENV = "GINP2P_PAIR_CODE"
 
 
 def _spawn_computer(extra: list[str], game: Path, pair_code: str = "") -> Any:
-    """The computer player: a real second ginp2p process, with its own identity."""
+    """The computer player: a real second ginp2p process, with its own identity. In a
+    session of its own: a Ctrl-C typed at the terminal is the person's to answer (the
+    line prompt asks first, and may print while the terminal sends it as a signal to
+    every process of the terminal); the computer leaves when the person's process stops
+    it or is gone (``--parent-pid``)."""
     import os
     import subprocess
 
@@ -568,6 +572,7 @@ def _spawn_computer(extra: list[str], game: Path, pair_code: str = "") -> Any:
         return subprocess.Popen(
             [sys.executable, "-m", "ginp2p", "bot", *extra, "--parent-pid", str(os.getpid())],
             env=env, stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+            start_new_session=True,
         )  # fmt: skip
     finally:
         err.close()
@@ -634,10 +639,12 @@ def _computer_game_out(show: Callable[[str], None], watch: bool) -> Callable[[st
 
 def _stop_computer(children: list[Any], setup: Any) -> None:
     """After the game: let the computer player finish (it lingers to compare logs), but
-    stop it at once if the person left mid-game: it would wait for them. Its files are
-    saved entry by entry, and ``ginp2p resume`` restarts it."""
+    stop it at once if the person left mid-game, or the game never ran to an end here
+    (a Ctrl-C before the prompt or the table took the keys, which no longer reaches the
+    computer's own session): it would wait for them. Its files are saved entry by
+    entry, and ``ginp2p resume`` restarts it."""
     result = setup.session.result if setup.session is not None else None
-    left = result is not None and result.status == "quit"
+    left = result is None or result.status == "quit"
     for child in children:
         _reap(child, 1.0 if left else setup.linger + 5)
 

@@ -261,6 +261,7 @@ commands (cards as 7h, th, 10h, qs, jk):
   claim                    the other player stopped answering: claim the match
   resign                   give up the match
   quit                     leave now; the game is saved (ginp2p resume FILE)
+  Ctrl-C                   leave, after asking (y leaves, n stays; Ctrl-C again leaves)
   help                     this list"""
 
 _HINTS = {
@@ -518,6 +519,7 @@ class LinePlayer:
         self._shown: Any = None
         self._claim_told = False
         self._late_told = False
+        self.asking = False  # Ctrl-C asked "leave the game?" and the answer is due
 
     @property
     def keys_ctrl_c(self) -> bool:
@@ -624,12 +626,46 @@ class LinePlayer:
         with patch_stdout():
             while True:
                 try:
-                    line = await ps.prompt_async("ginp2p> ")
-                except (EOFError, KeyboardInterrupt):
+                    line = await ps.prompt_async("leave? y/n> " if self.asking else "ginp2p> ")
+                except EOFError:  # Ctrl-D: the end of input, as at the end of a pipe
                     session.submit(QuitCmd())
                     return
+                except KeyboardInterrupt:
+                    if self.interrupted(session):
+                        return
+                    continue
                 if isinstance(self._line(session, line), QuitCmd):
                     return  # no prompt after leaving
+
+    def interrupted(self, session: Session) -> bool:
+        """Ctrl-C at the prompt: ask first, as the table does, since one stray key must
+        not end a live game; a second Ctrl-C at the question leaves (a way out that
+        needs no reading). Once the match is over nothing is lost: leave at once.
+        True if it left."""
+        p = session.proto
+        over = session.result is not None or session.finishing is not None or p.finished
+        if self.asking or over:
+            self.asking = False
+            session.submit(QuitCmd())
+            return True
+        self.asking = True
+        session.say(f"{leave_question(session)} (type y to leave, n to stay; Ctrl-C again "
+                    "leaves)")  # fmt: skip
+        return False
+
+    def _answer_leave(self, session: Session, line: str) -> Command | None:
+        """The answer to Ctrl-C's question: y leaves, n stays, anything else asks again."""
+        answer = line.strip().lower()
+        if answer in ("y", "yes"):
+            self.asking = False
+            session.submit(QuitCmd())
+            return QuitCmd()
+        if answer in ("n", "no"):
+            self.asking = False
+            session.say("you stay in the game")
+            return None
+        session.say("? type y to leave the game, or n to stay")
+        return None
 
     async def _run_lines(self, session: Session, stdin: Any) -> None:
         """Lines from a pipe: a daemon thread reads (it never blocks the exit)."""
@@ -651,6 +687,8 @@ class LinePlayer:
 
     def _line(self, session: Session, line: str) -> Command | None:
         """Do what a typed line says; the command it submitted, if any."""
+        if self.asking:
+            return self._answer_leave(session, line)
         if not line.strip():
             return None
         if session.rules_pending is not None:
@@ -684,6 +722,18 @@ class LinePlayer:
             session.submit(cmd)
             return cmd
         return None
+
+
+def leave_question(session: Session, terse: bool = False) -> str:
+    """What Ctrl-C asks before leaving a live game, the same on the table (``terse``:
+    one row of 80 columns) and at the line prompt: what is kept, and what the other
+    player may do meanwhile."""
+    if not session.begun:  # a guest at the rules question: its files are removed
+        return "leave? nothing has been played yet, so nothing is kept"
+    away = session.away_words(terse=terse)
+    if terse and away:
+        return f"leave? saved for `ginp2p resume`{away}"
+    return f"leave the game? it is saved, and `ginp2p resume` continues it{away}"
 
 
 DECISIONS = ("a move", "a show", OWED_HOST_HELLO, OWED_GUEST_HELLO)

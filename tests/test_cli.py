@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -205,6 +206,85 @@ def test_quit_at_the_prompt_leaves_no_prompt_behind(tmp_path: Path) -> None:
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def _plain_play(home: Path) -> Any:
+    """`ginp2p play --plain` in a real terminal (pexpect), at its first prompt."""
+    import pexpect
+
+    env = dict(os.environ, GINP2P_HOME=str(home))
+    env.pop("GINP2P_CRASH_AT", None)
+    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", "--ascii",
+                                           *SHORT],
+                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    child.expect(r"your move: [^\r\n]*\r\n")
+    child.expect("ginp2p>")
+    return child
+
+
+ASKED = "leave the game? it is saved, and `ginp2p resume` continues it (type y to leave, n " \
+    "to stay; Ctrl-C again leaves)"
+
+
+def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> None:
+    """As on the table, one stray key must not end a live game: Ctrl-C asks; n stays,
+    and the game goes on with the computer still there; Ctrl-C again at the question
+    leaves, saved, exit 0."""
+    import signal
+
+    import pexpect
+
+    child = _plain_play(tmp_path)
+    try:
+        child.sendcontrol("c")
+        child.expect_exact(ASKED)
+        child.sendline("maybe")
+        child.expect_exact("? type y to leave the game, or n to stay")
+        child.sendline("n")
+        child.expect_exact("you stay in the game")
+        child.expect("ginp2p>")
+        # the terminal sends a Ctrl-C typed while a line is printed as a signal to all
+        # its processes: the computer player must not take it as its own
+        os.killpg(child.pid, signal.SIGINT)
+        child.expect_exact(ASKED)
+        child.sendline("no")
+        child.expect_exact("you stay in the game")
+        child.sendline("look")
+        hint = child.expect([r"your move: [^\r\n]*pass", r"your move: stock"])
+        child.sendline("pass" if hint == 0 else "stock")
+        if hint == 1:
+            child.expect(r"you drew (\S+) from the stock")
+            child.sendline(f"discard {child.match.group(1)}")
+        child.expect(r"Computer (passed|took|drew|discarded|knocked|went gin)")
+        assert "Computer left" not in child.before and "reconnecting" not in child.before
+        child.expect("ginp2p>")
+        child.sendcontrol("c")
+        child.expect_exact(ASKED)
+        child.sendcontrol("c")
+        child.expect(r"left the game; resume it with: ginp2p resume \S+")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+
+
+def test_ctrl_c_at_the_prompt_then_y_leaves_and_the_game_resumes(tmp_path: Path) -> None:
+    import pexpect
+
+    child = _plain_play(tmp_path)
+    try:
+        child.sendcontrol("c")
+        child.expect_exact(ASKED)
+        child.sendline("y")
+        child.expect(r"left the game; resume it with: ginp2p resume \S+")
+        child.expect(pexpect.EOF)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    (game,) = (tmp_path / "games").glob("*.ginlog")
+    r = _run(tmp_path, "resume", str(game), "--bot", "--linger", "3")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "MATCH OVER" in r.stdout
 
 
 def test_port_in_use_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:

@@ -47,6 +47,7 @@ from ..session import (
     RulesOffered,
     Session,
     SessionResult,
+    leave_question,
     parse_command,
     seat_names,
 )
@@ -849,11 +850,7 @@ class TablePlayer:
             self.leaving = True
             self._submit(QuitCmd())
 
-        if self.session is not None and not self.session.begun:  # then nothing is kept
-            self.confirm = ("leave? nothing has been played yet, so nothing is kept", leave)
-            return
-        away = self.session.away_words(terse=True) if self.session is not None else ""
-        text = f"leave? saved for `ginp2p resume`{away}" if away else \
+        text = leave_question(self.session, terse=True) if self.session is not None else \
             "leave the game? it is saved, and `ginp2p resume` continues it"
         self.confirm = (text, leave)
 
