@@ -354,6 +354,7 @@ def _is_ip(host: str) -> bool:
 
 def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     """A new game: host (bind) or guest (join)."""
+    from . import peers
     from .gamefiles import PeerFile, new_game_path
     from .identity import key_to_text, load_or_create_identity
     from .session import GameSetup
@@ -371,7 +372,10 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         expect = None
     else:
         host, port, key = _find_address(args, bot)
-        if getattr(args, "parent_pid", None) is None and not getattr(args, "new", False):
+        # a game with a host forgotten since waits for pairing again, which this join
+        # does: pointing at `resume` would only send the player round in a circle
+        if getattr(args, "parent_pid", None) is None and not getattr(args, "new", False) \
+                and peers.lookup_quietly(key) is not None:  # fmt: skip
             from .session import unfinished_with
 
             old = unfinished_with(_log_dir(args), key_to_text(key))
@@ -721,7 +725,8 @@ def _cmd_keys(args: argparse.Namespace) -> int:
                 gone = peers.forget(args.forget)
             except LookupError as exc:
                 raise Problem(str(exc)) from None
-            print(f"forgot {gone.name} ({gone.fingerprint}); pair again to play with them")
+            print(f"forgot {gone.name} ({gone.fingerprint}); pair again to play with them "
+                  "(a game with them goes on with `ginp2p resume` only then)")  # fmt: skip
             return 0
         pinned = peers.all()
     except peers.PeersError as exc:

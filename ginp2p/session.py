@@ -1942,6 +1942,35 @@ def _saved_log(logfile: LogFile, me: int, identity: Identity) -> Log:
     return log
 
 
+def _still_paired(path: Path, side: PeerFile, saved: Log) -> None:
+    """A saved game goes on only with a player still paired. `ginp2p keys --forget`
+    unpins a player so that this program never plays that key again (a friend's lost
+    computer, say); the key the game's own files keep must not quietly bring it back.
+    RuntimeError says who it is and how to pair again. A peers.json that cannot be read
+    stops the resume too (PeersError): it cannot say whom the player forgot."""
+    key = side.peer_public_key or saved.key(1 - side.me)
+    if key is None or peers.lookup(key) is not None:
+        return
+    raise RuntimeError(forgotten_words(path, side, saved, key))
+
+
+def forgotten_words(path: Path, side: PeerFile, saved: Log, key: bytes) -> str:
+    """Why a game with a forgotten player is not resumed, and the way back."""
+    from .words import for_screen
+
+    hello = saved.hello(1 - side.me)
+    name = for_screen(hello.body.name) if hello is not None and hello.body.name else ""
+    who = f"{name} ({fingerprint(key)})" if name else f"the player {fingerprint(key)}"
+    if side.computer_game:  # `play`: a new `play` pairs with the computer by itself
+        how = "to play it, start `ginp2p play` once, which pairs with the computer again"
+    else:
+        how = ("to play them again, pair again first: one of you runs `ginp2p host`, the "
+               "other `ginp2p join` with the pairing code it shows")  # fmt: skip
+    return (f"{who} is no longer one of your paired players (forgotten: `ginp2p keys` "
+            "lists them no more), so this game does not go on with the key its files "
+            f"keep; {how}; then `ginp2p resume {path}` continues it")  # fmt: skip
+
+
 def _finished(log: Log, me: int) -> bool:
     """Whether the saved match is over with nothing owed either way. Only whether
     anything is owed: the opened hands' proofs wait for the protocol's own fold."""
@@ -2024,6 +2053,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
         if resume:
             logfile, secrets = open_game(path)
             saved = _saved_log(logfile, side.me, identity)
+            _still_paired(path, side, saved)
         endpoint, known = _endpoint(side, identity)
     except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
         say(f"error: {exc}")

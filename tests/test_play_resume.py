@@ -232,3 +232,71 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Path) -> None:
+    """`ginp2p keys --forget` unpins a player: neither side resumes a game with them
+    on the key its files keep (it used to reconnect as if still paired). Each is told
+    whom it forgot and how to pair again, before anything listens or connects; a `join`
+    pairs again instead of pointing back at `resume`, and then both resume the game."""
+    from .test_session_support import guest, host
+
+    h = host(tmp_path / "h")
+    dead = guest(tmp_path / "g", h.join_string(), env={"GINP2P_CRASH_AT": "send:10"},
+                 name="dead")  # fmt: skip
+    assert dead.wait() == -signal.SIGKILL, dead.output
+    h.kill()
+    ours, theirs = dead.game_file(), h.game_file()
+    before = ours.read_bytes(), theirs.read_bytes()
+    for home, who, game, never in ((tmp_path / "g", "Hosta", ours, "joining"),
+                                   (tmp_path / "h", "Guesto", theirs, "hosting on")):
+        forgot = _ginp2p(home, "keys", "--forget", who)
+        assert forgot.returncode == 0 and f"forgot {who}" in forgot.stdout, forgot.stderr
+        refused = _ginp2p(home, "resume", str(game))
+        assert refused.returncode == 1, refused.stdout + refused.stderr
+        assert f"error: {who} (" in refused.stdout
+        assert "is no longer one of your paired players (forgotten" in refused.stdout
+        assert "pair again first: one of you runs `ginp2p host`, the other `ginp2p join` " \
+               f"with the pairing code it shows; then `ginp2p resume {game}` continues " \
+               "it" in refused.stdout  # fmt: skip
+        assert never not in refused.stdout and "resumed from" not in refused.stdout
+    assert (ours.read_bytes(), theirs.read_bytes()) == before, "both games untouched"
+
+    # pairing again: a new game with the code (the old one is not offered instead)
+    h2 = host(tmp_path / "h", name="host again")
+    g2 = guest(tmp_path / "g", h2.join_string(), name="guest again")
+    assert g2.wait() == 0, g2.output
+    assert h2.wait() == 0, h2.output
+    assert "unfinished game" not in g2.output and "paired with the host" in g2.output
+    h3 = Peer(tmp_path / "h", ["resume", str(theirs), "--bot", "--linger", "3"],
+              name="host resumes")  # fmt: skip
+    port = h3.join_string().split("/")[0].rsplit(":", 1)[1]
+    g3 = Peer(tmp_path / "g", ["resume", str(ours), "--bot", "--address", f"127.0.0.1:{port}",
+                               "--linger", "3"], name="guest resumes")  # fmt: skip
+    assert g3.wait() == 0, g3.output
+    assert h3.wait() == 0, h3.output
+    assert "MATCH OVER" in g3.output and "MATCH OVER" in h3.output
+    assert_same_and_clean(ours, theirs)
+
+
+def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path: Path) -> None:
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
+    assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
+    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
+    (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
+    forgot = _ginp2p(tmp_path, "keys", "--forget", "Computer 2")  # the name without a terminal
+    assert forgot.returncode == 0, forgot.stderr
+    refused = _ginp2p(tmp_path, "resume", str(ours))
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "error: Computer 2 (" in refused.stdout and "is no longer one of your paired " \
+        "players" in refused.stdout  # fmt: skip
+    assert f"start `ginp2p play` once, which pairs with the computer again; then `ginp2p " \
+           f"resume {ours}` continues it" in refused.stdout  # fmt: skip
+    assert "resumed from" not in refused.stdout
+
+    again = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3")  # pairs with it again
+    assert again.returncode == 0, again.stdout + again.stderr
+    back = _ginp2p(tmp_path, "resume", str(ours), "--linger", "3")
+    assert back.returncode == 0, back.stdout + back.stderr
+    assert "MATCH OVER" in back.stdout
+    assert_same_and_clean(ours, theirs)
