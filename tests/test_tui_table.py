@@ -704,7 +704,11 @@ def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
         assert player.confirm is not None
         assert player.confirm[0] == "leave? nothing has been played yet, so nothing is kept"
         await send("n")
-        await send("\x03y")
+        await send(":resign\r")
+        assert player.confirm is not None and player.confirm[0].startswith("resign?")
+        await send("\x03")  # at any other question, Ctrl-C says no
+        assert player.confirm is None and s.submitted == []
+        await send("\x03\x03")  # a second Ctrl-C at "leave?" leaves, as at the line prompt
         assert s.submitted == [QuitCmd()]
 
     player = run_table(pipe, s, script)

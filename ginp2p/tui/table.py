@@ -531,9 +531,17 @@ class TablePlayer:
 
         @on("n", filter=confirm)
         @on("escape", filter=confirm)
-        @on("c-c", filter=confirm)
         def _no() -> None:
             self.confirm = None
+
+        @on("c-c", filter=confirm)
+        def _again() -> None:
+            """A second Ctrl-C at "leave?" leaves, as at the line prompt: the way out never
+            depends on reading the question. At any other question it says no."""
+            if self.confirm is not None and self.confirm[1] == self._leave_now:
+                _yes()
+            else:
+                _no()
 
         @on("y", filter=offered & ~confirm)
         def _accept_rules() -> None:
@@ -845,14 +853,13 @@ class TablePlayer:
         if self.final is not None or self.result is not None:
             self.leave_when_over()
             return
-
-        def leave() -> None:
-            self.leaving = True
-            self._submit(QuitCmd())
-
         text = leave_question(self.session, terse=True) if self.session is not None else \
             "leave the game? it is saved, and `ginp2p resume` continues it"
-        self.confirm = (text, leave)
+        self.confirm = (text, self._leave_now)
+
+    def _leave_now(self) -> None:
+        self.leaving = True
+        self._submit(QuitCmd())
 
     def leave_when_over(self) -> None:
         if self.result is not None:
