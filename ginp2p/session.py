@@ -879,11 +879,13 @@ class _Poke:
 
 
 def _catch_stop_signals(submit: Callable[[Command], None], sigint: bool) -> list[int]:
-    """Ctrl-C (if ``sigint``) and ``kill`` quit as the ``quit`` command does, so the
-    other player hears the game is paused instead of waiting out the silence. Returns
-    the signals caught."""
+    """Ctrl-C (if ``sigint``), ``kill`` and a closed terminal (SIGHUP) quit as the
+    ``quit`` command does, so the other player hears the game is paused instead of
+    waiting out the silence. Returns the signals caught."""
     loop, caught = asyncio.get_running_loop(), []
-    for sig in (signal.SIGINT if sigint else None, getattr(signal, "SIGTERM", None)):
+    stops = (signal.SIGINT if sigint else None, getattr(signal, "SIGTERM", None),
+             getattr(signal, "SIGHUP", None))  # fmt: skip
+    for sig in stops:
         if sig is None:
             continue
         try:
@@ -1345,6 +1347,11 @@ class Session:
             else:
                 self.stats.seen.append(o)
                 self.player.event(self, o)
+
+    async def pause(self) -> None:
+        """Tell the other player we left for now, as ``quit`` does: for a console whose
+        terminal closed under it, which can send no command any more."""
+        await self._bye(PAUSE_REASON)
 
     async def _bye(self, reason: str) -> None:
         """Tell the other side we leave; if it plays another game, only that (the end

@@ -166,3 +166,18 @@ def test_80_by_24_fits_and_ctrl_c_asks_before_leaving(panes: Callable[..., Pane]
     pane.keys("y")
     done = pane.wait("EXIT=", 20)
     assert "EXIT=0" in done and "ginp2p resume" in done
+
+
+def test_closing_the_terminal_tells_the_other_player_the_game_is_paused(
+        panes: Callable[..., Pane]) -> None:  # fmt: skip
+    """A closed terminal window (SIGHUP, then EIO on its keys) leaves as `quit` does: the
+    other player hears the game is paused instead of waiting out the silence."""
+    pane = panes(80, 24)
+    pane.wait("your turn", 30)
+    pane.close()  # the window goes, and the terminal with it
+    out = next((pane.tmp / "games" / "computer").glob("*.out"))
+    deadline = time.monotonic() + 20
+    while "Ann left (left for now" not in out.read_text() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert "Ann left (left for now; the game can be resumed)" in out.read_text(), \
+        out.read_text()  # fmt: skip

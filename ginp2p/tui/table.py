@@ -310,6 +310,12 @@ class TablePlayer:
         self.running = True
         try:
             await app.run_async(pre_run=start_game)
+        except OSError as exc:  # the terminal is gone (its window closed: EIO on its keys)
+            if self.result is not None:
+                raise
+            await session.pause()  # so the other player hears we paused, not silence
+            self.result = SessionResult(1, "quit", f"the terminal closed ({exc}); the game "
+                                        f"is saved: ginp2p resume {session.game_path}")
         finally:
             self.running = False
         if self.result is None:
