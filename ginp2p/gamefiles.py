@@ -128,6 +128,13 @@ class PeerFile:
             raise ValueError(f"{path} is not a {PEER_FORMAT} file")
         known = set(cls.__dataclass_fields__)
         try:
-            return cls(**{k: v for k, v in data.items() if k in known})
+            side = cls(**{k: v for k, v in data.items() if k in known})
         except TypeError as exc:
             raise ValueError(f"{path}: {exc}") from None
+        if side.role not in ("host", "guest"):
+            raise ValueError(f"{path} is damaged: its role is {side.role!r}, not host or guest")
+        try:  # checked here, so that no later use of the key meets a damaged one
+            side.peer_public_key  # noqa: B018
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"{path} is damaged: the other player's key: {exc}") from None
+        return side

@@ -349,6 +349,25 @@ def test_resume_without_the_secrets_file_says_so(tmp_path: Path) -> None:
     assert game.read_bytes() == before and not game.with_suffix(".secrets").exists()
 
 
+def test_resume_of_a_damaged_peer_file_says_what_is_damaged(tmp_path: Path) -> None:
+    """A .peer whose other player's key or role was damaged stops the resume with one
+    line naming the damage (it was a traceback), and changes no file."""
+    from ginp2p.gamefiles import PeerFile
+
+    game = tmp_path / "game.ginlog"
+    shutil.copy(CORPUS / "clean-classic.ginlog", game)
+    for side, words in ((PeerFile("guest", "Bob", peer_key="notakey"),
+                         "the other player's key: a key is 52 base32 letters"),
+                        (PeerFile("dealer", "Bob"), "its role is 'dealer', not host or guest")):
+        side.save(game.with_suffix(".peer"))
+        before = game.read_bytes()
+        done = _run(tmp_path, "resume", str(game))
+        out = done.stdout.decode() + done.stderr.decode()
+        assert done.returncode == 1 and "Traceback" not in out, out
+        assert f"game.peer is damaged: {words}" in out, out
+        assert game.read_bytes() == before
+
+
 def test_resume_names_the_game_by_any_of_its_files_and_refuses_others(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     pgn = tmp_path / "last-night.pgn"
