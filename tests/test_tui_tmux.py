@@ -157,6 +157,10 @@ def test_80_by_24_fits_and_ctrl_c_asks_before_leaving(panes: Callable[..., Pane]
     pane.wait("choose a card in your hand", 10)
     pane.keys("Escape")
     pane.wait(lambda s: "choose a card in your hand" not in s, 10)
+    pane.keys(":", "discard zz", "Enter")  # a refused line shows its reason under it
+    pane.wait("'zz' is not a card", 10)
+    pane.keys("Escape")
+    pane.wait(lambda s: "'zz' is not a card" not in s, 10)
     pane.keys("C-c")
     pane.wait("leave the game? it is saved", 10)
     pane.keys("n")

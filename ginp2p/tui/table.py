@@ -476,11 +476,12 @@ class TablePlayer:
             filter=Condition(lambda: self.command_mode),
         )
         message = ConditionalContainer(
-            # a long refusal wraps (up to three lines) rather than being cut at the edge
+            # a long refusal wraps (up to three lines) rather than being cut at the edge;
+            # under the command line, only a refusal of the line (its reason)
             Window(FormattedTextControl(lambda: self.bottom(size()[0])),
                    height=Dimension(min=1, max=3),
                    wrap_lines=True, dont_extend_height=True),
-            filter=Condition(lambda: not self.command_mode),
+            filter=Condition(lambda: not self.command_mode or bool(self.message[1])),
         )
         keys = Window(FormattedTextControl(lambda: self.keys_line(size()[0])), height=1)
         layout = Layout(HSplit([body, command, message, keys]), focused_element=body)
@@ -631,6 +632,7 @@ class TablePlayer:
         @on("/", filter=free)
         def _command() -> None:
             self.command_mode = True
+            self.message = ("", "")  # what shows under the line is about the line
             self.command.reset()
             assert self.app is not None
             self.app.layout.focus(self.command)
