@@ -934,3 +934,22 @@ def test_two_copies_of_one_card_read_and_type_apart() -> None:
     with pytest.raises(CommandError, match="7♥′ was just taken from the pile"):
         parse_command("discard 7h'", proto)
     assert parse_command("discard 7h", proto) == Act(engine.Discard(c("7H")))
+
+
+def test_a_long_match_ends_on_screen_with_the_way_out() -> None:
+    """38 hands, two bonus rows and the lead: the end screen shows the last hands that
+    fit, and the totals and "q or Enter: leave" are never the rows cut off."""
+    from ginp2p.tui.view import MatchSummary
+
+    hands = tuple((n, "Ann knocked", 0, 20) for n in range(1, 39))
+    ms = MatchSummary("MATCH OVER: Ann wins (reached the target)", ("you", "Ann"), hands,
+                      (0, 760), (("game bonus", 0, 100), ("25 for each hand won", 0, 950)),
+                      (0, 1810), (1, 1810))  # fmt: skip
+    for height in (19, 12, 30):
+        rows = texts(match_rows(ms, 80, True, height)).splitlines()
+        assert len(rows) <= height, (height, rows)
+        assert rows[-1].strip().startswith("q or Enter: leave")
+        assert any(r.strip() == "Ann wins by 1810" for r in rows)
+        shown = [r for r in rows if r.strip().split(" ")[0].isdigit()]
+        assert shown[-1].split()[0] == "38" and f"… {38 - len(shown)} earlier hands" in \
+            " ".join(rows)  # fmt: skip

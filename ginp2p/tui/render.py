@@ -417,16 +417,21 @@ def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False) -> 
     return rows
 
 
-def match_rows(m: MatchSummary, width: int, finished: bool) -> list[Row]:
-    """The end of the match: hand by hand, the bonuses, the totals."""
+def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19) -> list[Row]:
+    """The end of the match: hand by hand, the bonuses, the totals, and how to leave,
+    in ``height`` rows: a long match shows its last hands, never a cut-off end."""
     me, opp = m.names
     w = max(8, len(me), len(opp)) + 1
     rows: list[Row] = [[("class:title", f" {m.headline}")], []]
     rows.append([("class:dim", f"   {'hand':<5}{'':<34}{me[:w]:>{w}}{opp[:w]:>{w}}")])
     hands = list(m.hands)
-    if len(hands) > 10:
-        rows.append([("class:dim", f"   … {len(hands) - 9} earlier hands")])
-        hands = hands[-9:]
+    # besides the hands: the three rows above, game score, bonuses, total, lead, a
+    # blank row and the last line
+    room = height - 3 - 1 - len(m.bonuses) - 1 - (m.lead_line("you") is not None) - 2
+    if len(hands) > max(room, 2):
+        shown = max(room - 1, 1)
+        rows.append([("class:dim", f"   … {len(hands) - shown} earlier hands")])
+        hands = hands[-shown:]
     for n, text, a, b in hands:
         rows.append([("", f"   {n:<5}{text[:33]:<34}{a:>{w}}{b:>{w}}")])
     rows.append([("", f"   {'':<5}{'game score':<34}{m.scores[0]:>{w}}{m.scores[1]:>{w}}")])

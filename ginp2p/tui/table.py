@@ -377,7 +377,7 @@ class TablePlayer:
         if v is None:
             return [[("", " starting…")]]
         rows = header_rows(v, width)
-        overlay = self._overlay(width)
+        overlay = self._overlay(width, height - len(rows))
         if overlay is not None:
             if self.summary is not None:  # the next hand may wait for us behind it
                 overlay = [*overlay, status_row(v)]
@@ -399,7 +399,7 @@ class TablePlayer:
             rows += lines[-room:]
         return rows[:height]
 
-    def _overlay(self, width: int) -> list[Row] | None:
+    def _overlay(self, width: int, height: int) -> list[Row] | None:
         if self.show_help:
             return help_rows(width)
         if self.rules_offer is not None:
@@ -407,7 +407,7 @@ class TablePlayer:
         if self.summary is not None:
             return summary_rows(self.summary, self.look, width, last=self.final is not None)
         if self.final is not None:
-            return match_rows(self.final, width, self.result is not None)
+            return match_rows(self.final, width, self.result is not None, height)
         return None
 
     def _rules(self) -> Any:
