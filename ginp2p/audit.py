@@ -69,7 +69,7 @@ from .log import GUEST, HOST, Entry, Linear, Log, Outcome, Owed, Problem, game_i
 from .log import Verdict as ClaimState
 from .logfile import FileCorrupt, NotALog, read_records
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
-from .words import result_words
+from .words import match_end_words, result_words
 
 __all__ = [
     "Folded",
@@ -199,7 +199,7 @@ class Report:
             if end in _FORFEIT:  # the scores do not decide it: say them plainly
                 how = _FORFEIT[end].format(n[1 - w])
                 return f"{n[w]} wins: {how}; scores {n[0]} {s[0]}, {n[1]} {s[1]}"
-            return f"{n[w]} wins, {s[w]} to {s[1 - w]} ({end})"
+            return f"{n[w]} wins, {s[w]} to {s[1 - w]} ({match_end_words(end, n[1 - w])})"
         return f"no winner in this log; {n[0]} {s[0]}, {n[1]} {s[1]}"
 
     def to_json(self) -> dict[str, Any]:

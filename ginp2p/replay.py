@@ -38,7 +38,7 @@ from .logfile import FileError, SecretsFile, read_error, read_records, secrets_p
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
-from .words import action_words, result_words
+from .words import action_words, match_end_words, result_words
 
 __all__ = [
     "VIEWS",
@@ -353,7 +353,8 @@ class Replay:
         if step.index == len(self.steps) - 1:
             if r.winner is not None and r.scores is not None:
                 w, s = r.winner, r.scores
-                return f"match over: {n[w]} wins, {s[w]} to {s[1 - w]} ({r.end})"
+                return f"match over: {n[w]} wins, {s[w]} to {s[1 - w]} " \
+                       f"({match_end_words(r.end, n[1 - w])})"
             if r.damage:  # the file lost entries: what looks owed may be in the lost part
                 owed = r.owed or tuple(f"{n[o.author]} owes {o.what}" for o in step.owed)
                 return "the file is damaged and stops here" + (
@@ -362,7 +363,8 @@ class Replay:
                 return "the log stops here: " + "; ".join(r.owed)
         if m is not None and m.over and m.winner is not None:
             s = m.totals or m.scores
-            return f"match over: {n[m.winner]} wins, {s[m.winner]} to {s[1 - m.winner]} ({m.end})"
+            return f"match over: {n[m.winner]} wins, {s[m.winner]} to {s[1 - m.winner]} " \
+                   f"({match_end_words(m.end, n[1 - m.winner])})"
         if step.cheat is not None:
             return f"frozen: {step.cheat.describe(n)}"
         if step.owed:

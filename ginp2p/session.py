@@ -96,7 +96,7 @@ from .table import (
     Moved,
     Table,
 )
-from .words import action_words, count, goal_words
+from .words import action_words, count, goal_words, match_end_words
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -1171,7 +1171,7 @@ class Session:
     def _match_line(self, what: MatchOver) -> str:
         names = self.names
         if what.winner is None:
-            return f"the match is over ({what.end})"
+            return f"the match is over ({match_end_words(what.end)})"
         loser = names[1 - what.winner]
         why = {
             MatchEnd.CLAIM: f"{loser} stopped answering and forfeit{'s' if loser != 'you' else ''}"
@@ -1606,7 +1606,8 @@ class Session:
             note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
                     "that it has not reached beats it; `ginp2p resume "
                     f"{self.game_path or 'FILE'}` delivers it)")  # fmt: skip
-        return f"the match is over ({end}){note}"
+        loser = self.names[1 - m.winner] if m is not None and m.winner is not None else None
+        return f"the match is over ({match_end_words(end, loser or 'the loser')}){note}"
 
 
 # ------------------------------------------------------------------------ before the game
@@ -2333,9 +2334,11 @@ def list_games(directory: Path) -> list[GameInfo]:
             if r.scores is not None:
                 mine, theirs = r.scores[me], r.scores[1 - me]
                 if r.end is not None and r.winner is not None:
-                    result = f"{'won' if r.winner == me else 'lost'} {mine}-{theirs} ({r.end})"
+                    won = "won" if r.winner == me else "lost"
+                    result = f"{won} {mine} to {theirs} " \
+                             f"({match_end_words(r.end, 'you' if won == 'lost' else opponent)})"
                 else:
-                    result = f"unfinished, {mine}-{theirs}"
+                    result = f"unfinished, {mine} to {theirs}"
             if r.verdict.value not in ("clean", "incomplete"):
                 result += f" [audit: {r.verdict.value}]"
         except OSError as exc:

@@ -10,8 +10,8 @@ from .cards import Card
 from .engine import Action, HandEnd, HandResult
 from .rules import RuleSet
 
-__all__ = ["END_WORDS", "action_words", "count", "ending", "for_screen", "goal_words",
-           "hands_words", "no_score", "result_words"]  # fmt: skip
+__all__ = ["END_WORDS", "MATCH_ENDS", "action_words", "count", "ending", "for_screen",
+           "goal_words", "hands_words", "match_end_words", "no_score", "result_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -100,6 +100,26 @@ def result_words(r: HandResult, names: Sequence[str]) -> str:
         return line + no_score(r)
     gains = [f"{names[p]} {r.points[p]:+d}" for p in (0, 1) if r.points[p]]  # rumino's gin: -10
     return f"{line}; {', '.join(gains)}"
+
+
+#: How a match ended, in a few words for a result line ("Ann wins, 123 to 45 (reached
+#: the target)"); the logs, the export's JSON and the audit's JSON keep the codes.
+#: ``{}`` is the loser, where the end is something the loser did.
+MATCH_ENDS = {
+    "target": "reached the target",
+    "bust": "{} went over the limit",
+    "rumino": "rumino",
+    "gin_streak": "gins in a row",
+    "resign": "{} resigned",
+    "claim": "{} stopped answering",
+    "cheat": "{} cheated",
+}
+
+
+def match_end_words(end: object, loser: str = "the loser") -> str:
+    """``reached the target`` for ``target``, ``Bob resigned`` for ``resign``; an
+    unknown code as it is."""
+    return MATCH_ENDS.get(str(end), str(end)).format(loser)
 
 
 def goal_words(rules: RuleSet) -> str:

@@ -72,7 +72,8 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
     listed = _run(tmp_path, "games")
     assert listed.returncode == 0
     assert re.search(r"\n\d{4}-\d\d-\d\d \d\d:\d\d +Computer 2\s+classic\s+(won|lost) "
-                     r"\d+-\d+ \(target\)", listed.stdout), listed.stdout  # fmt: skip
+                     r"\d+ to \d+ \(reached the target\)", listed.stdout), \
+        listed.stdout  # fmt: skip
 
 
 def test_games_says_when_a_game_began_in_local_time(monkeypatch: pytest.MonkeyPatch) -> None:

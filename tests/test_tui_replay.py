@@ -93,7 +93,8 @@ def test_the_end_shows_the_final_scores_of_the_log(saved: Path) -> None:
     w = report.winner
     assert w is not None
     s = report.scores
-    assert last.status == f"match over: {r.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+    assert last.status == \
+        f"match over: {r.names[w]} wins, {s[w]} to {s[1 - w]} (reached the target)"
     # each hand's result, as the audit has it, shows at the hand's end
     for h in report.hands[1:]:
         end = max(s.index for s in r.steps if s.hand == h.hand)
@@ -295,7 +296,8 @@ def test_the_command_prints_frames_and_steps(
     assert main(["replay", str(saved), "--plain", "--moves", "--as", "Bob"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("view: Bob (guest)")
-    assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+    assert lines[-1] == \
+        f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (reached the target)"
     assert any("discards" in line for line in lines)
     assert not any("shuffles" in line for line in lines)  # --moves: no shuffle machinery
     assert main(["replay", str(saved), "--plain", "--hand", "1"]) == 0
@@ -350,7 +352,8 @@ def test_a_game_played_by_two_processes_replays(
     assert main(["replay", str(path), "--plain"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1] == "view: Computer 1 (host); audit: clean"
-    assert lines[-1] == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (target)"
+    assert lines[-1] == \
+        f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (reached the target)"
     # the final scores add up on the screen: the hands' points, each bonus, the totals
     n = report.names
     sheet = [line.strip() for line in lines if line.startswith("       ")][-5:]

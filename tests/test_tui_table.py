@@ -953,3 +953,14 @@ def test_a_long_match_ends_on_screen_with_the_way_out() -> None:
         shown = [r for r in rows if r.strip().split(" ")[0].isdigit()]
         assert shown[-1].split()[0] == "38" and f"… {38 - len(shown)} earlier hands" in \
             " ".join(rows)  # fmt: skip
+
+
+def test_a_match_end_reads_as_words_wherever_it_is_told() -> None:
+    """The logs and the JSON keep the codes (target, bust, gin_streak); a line for people
+    says what they mean."""
+    from ginp2p.words import match_end_words
+
+    assert [match_end_words(e, "Bob") for e in MatchEnd] == [
+        "reached the target", "Bob went over the limit", "rumino", "gins in a row",
+        "Bob resigned", "Bob stopped answering", "Bob cheated"]  # fmt: skip
+    assert match_end_words("something new") == "something new"

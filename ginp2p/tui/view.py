@@ -21,7 +21,7 @@ from ..match import MatchEnd, MatchState
 from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
-from ..words import action_words, ending, goal_words, no_score
+from ..words import action_words, ending, goal_words, match_end_words, no_score
 
 __all__ = [
     "Draft",
@@ -383,16 +383,8 @@ def hand_line(number: int, r: HandResult, me: int | None, names: tuple[str, str]
 
 def _match_line(winner: int | None, end: MatchEnd, me: int, names: tuple[str, str]) -> str:
     if winner is None:
-        return f"the match is over ({end})"
-    how = {
-        MatchEnd.TARGET: "reached the target",
-        MatchEnd.BUST: f"{'you' if winner != me else names[1 - winner]} went over the limit",
-        MatchEnd.RUMINO: "rumino",
-        MatchEnd.GIN_STREAK: "gins in a row",
-        MatchEnd.RESIGN: f"{'you' if winner != me else names[1 - winner]} resigned",
-        MatchEnd.CLAIM: f"{'you' if winner != me else names[1 - winner]} stopped answering",
-        MatchEnd.CHEAT: f"{'you' if winner != me else names[1 - winner]} cheated",
-    }.get(end, str(end))
+        return f"the match is over ({match_end_words(end)})"
+    how = match_end_words(end, "you" if winner != me else names[1 - winner])
     return f"MATCH OVER: {'you win' if winner == me else names[winner] + ' wins'} ({how})"
 
 
