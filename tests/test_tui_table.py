@@ -964,3 +964,26 @@ def test_a_match_end_reads_as_words_wherever_it_is_told() -> None:
         "reached the target", "Bob went over the limit", "rumino", "gins in a row",
         "Bob resigned", "Bob stopped answering", "Bob cheated"]  # fmt: skip
     assert match_end_words("something new") == "something new"
+
+
+def test_the_table_offers_rumino_and_warns_before_a_knock_that_scores_nothing(
+        pipe: Any) -> None:  # fmt: skip
+    """Rumino: seven of a straight flush after the draw wins the match, and the table
+    says so (g declares it) rather than offering the gin it also is; before the draw, a
+    hand all in melds may knock for 0, but drawing and going gin scores -10 (better)."""
+    rumino = get_preset("rumino")
+    h = deal(rumino, "4H 5H 6H 7H 8H 9H KS", "7S 8S 2D KD 2C 9S 6C", "QC", "TH")
+    drawn = play(h, DrawStock())
+    v = build_view(Situation(me=0, names=NAMES, match=None, hand=drawn.view(0), my_turn=True))
+    assert ("g", "rumino") in v.keys and ("g", "gin") not in v.keys
+    assert "g: RUMINO discarding KS (wins the match)" in texts(table_rows(v, ASCII, 80, c("KS")))
+    s = FakeSession(drawn)
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("g")
+        assert s.submitted == [Act(engine.DeclareRumino(c("KS")))]
+
+    run_table(pipe, s, script)
+    melded = deal(rumino, "9S 9D 9C 4H 5H 6H 7H", "7S 8S 2D KD 2C 3S 6C", "QC", "TH")
+    v = build_view(Situation(me=0, names=NAMES, match=None, hand=melded.view(0), my_turn=True))
+    assert "k: knock now (0) · or draw and go gin: better" in texts(table_rows(v, ASCII, 80, None))

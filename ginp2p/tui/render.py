@@ -290,7 +290,11 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
             row += [("", "Enter discards "), (look.card_class(selected), look.name(selected))]
             if after is not None:
                 row.append(("", f" (deadwood {after})"))
-        if gins:
+        if v.rumino is not None:
+            row += [("class:turn", " · g: RUMINO discarding "),
+                    *_cards(look, [v.rumino.discard]),
+                    ("class:turn", " (wins the match)")]  # fmt: skip
+        elif gins:
             row += [("class:turn", " · g: GIN discarding "), *_cards(look, [gins[0].discard])]
         elif v.big_gin is not None:
             row.append(("class:turn", " · g: BIG GIN"))
@@ -304,6 +308,8 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
             row.append(("class:dim", " · no knock yet"))
     elif v.phase == "draw" and v.knocks:
         row.append(("class:turn", f"k: knock now ({v.knocks[0].deadwood})"))
+        if v.knocks[0].deadwood == 0:  # rumino: a knock scores 0, a gin after the draw -10
+            row.append(("class:dim", " · or draw and go gin: better"))
     return row
 
 

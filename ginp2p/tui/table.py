@@ -755,11 +755,13 @@ class TablePlayer:
         if v is None or not v.my_turn:
             self.typed("knock")  # explains whose move it is
             return
-        if v.phase == "draw":
+        if v.phase == "draw":  # rumino's knock instead of drawing, or why not
             knocks = [k for k in v.knocks if k.discard is None]
             if knocks:
                 self._propose(knocks[0].action)
-                return
+            else:
+                self.typed("knock")
+            return
         options = {k.discard: k for k in v.knocks if not k.gin}
         chosen = options.get(self.selected)
         if chosen is None and options:
@@ -780,7 +782,9 @@ class TablePlayer:
             self.typed("gin")
             return
         gins = {k.discard: k for k in v.knocks if k.gin}
-        if gins:
+        if v.rumino is not None:  # wins the match: nothing to lay out
+            self.typed(f"rumino {v.rumino.discard.label}")
+        elif gins:
             chosen = gins.get(self.selected) or next(iter(gins.values()))
             self._propose(chosen.action)
         elif v.big_gin is not None:

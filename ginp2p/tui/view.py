@@ -139,6 +139,8 @@ class TableView:
     keys: tuple[tuple[str, str], ...] = field(default=())  # (key, what it does) now
     #: The card just taken from the pile, which the rules forbid discarding at once.
     kept: Card | None = None
+    #: Rumino's declaration, when the hand allows it: it wins the match outright.
+    rumino: engine.DeclareRumino | None = None
 
 
 # ------------------------------------------------------------------------ the hand
@@ -239,8 +241,8 @@ def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None) -> str
     return f"{opp}'s turn: {doing}"
 
 
-def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption],
-          big: Action | None) -> tuple[tuple[str, str], ...]:  # fmt: skip
+def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption], big: Action | None,
+          rumino: engine.DeclareRumino | None) -> tuple[tuple[str, str], ...]:  # fmt: skip
     keys: list[tuple[str, str]] = []
     if hand is not None and s.my_turn:
         phase = hand.phase
@@ -254,7 +256,9 @@ def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption],
             keys += [("←→", "card"), ("Enter", "discard")]
             if any(not k.gin for k in knocks):
                 keys.append(("k", "knock"))
-            if any(k.gin for k in knocks) or big is not None:
+            if rumino is not None:  # it wins the match: better than any gin
+                keys.append(("g", "rumino"))
+            elif any(k.gin for k in knocks) or big is not None:
                 keys.append(("g", "gin"))
         elif phase is Phase.WALL:
             keys += [("←→", "card"), ("k", "knock"), ("p", "pass")]
@@ -279,6 +283,7 @@ def build_view(s: Situation) -> TableView:
     dead = 0
     knocks: list[KnockOption] = []
     big: Action | None = None
+    rumino: engine.DeclareRumino | None = None
     shown: Shown | None = None
     pile: tuple[Card | None, ...] = ()
     upcard: Card | None = None
@@ -296,6 +301,7 @@ def build_view(s: Situation) -> TableView:
             except engine.HiddenCard:
                 legal = []
             knocks, big = knock_options(hand, legal)
+            rumino = next((a for a in legal if isinstance(a, engine.DeclareRumino)), None)
     ordered = tuple(c for g in groups for c in g.cards)
     return TableView(
         names=(s.names[me], s.names[opp]),
@@ -325,7 +331,8 @@ def build_view(s: Situation) -> TableView:
         link=s.link,
         latency=s.latency,
         upcard=upcard,
-        keys=_keys(s, hand, knocks, big),
+        keys=_keys(s, hand, knocks, big, rumino),
+        rumino=rumino,
         kept=engine.forbidden_discard(hand) if hand is not None else None,
     )
 
