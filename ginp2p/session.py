@@ -1179,7 +1179,7 @@ class Session:
             MatchEnd.RESIGN: f"{loser} resigned",
             MatchEnd.CHEAT: f"{loser} cheated and forfeit{'s' if loser != 'you' else ''} "
                             "the match",
-        }.get(what.end, str(what.end))
+        }.get(what.end) or match_end_words(what.end, loser)
         won = "win" if names[what.winner] == "you" else "wins"
         totals = f"; totals {names[0]} {what.totals[0]}, {names[1]} {what.totals[1]}" \
             if what.totals else ""

@@ -55,7 +55,7 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
     r = _run(tmp_path, "play", *SHORT, "--linger", "3")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "two computer players play a match over the network protocol" in r.stdout
-    over = re.search(r"MATCH OVER: (Computer \d) wins by (\d+) \(.+\); "
+    over = re.search(r"MATCH OVER: (Computer \d) wins by (\d+) \(reached the target\); "
                      r"totals Computer 1 (\d+), Computer 2 (\d+)", r.stdout)  # fmt: skip
     assert over is not None, r.stdout
     winner, by, one, two = over.groups()
