@@ -1209,6 +1209,10 @@ class Session:
         finally:
             for sig in caught:
                 asyncio.get_running_loop().remove_signal_handler(sig)
+            if int(getattr(signal, "SIGHUP", -1)) in caught:
+                # a closed terminal hangs up more than once (its window, then its shell):
+                # a later hangup must not kill us while the pause is sent and files close
+                signal.signal(signal.SIGHUP, signal.SIG_IGN)
             for t in tasks:
                 t.cancel()
             for t in tasks:
@@ -1606,8 +1610,10 @@ class Session:
             note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
                     "that it has not reached beats it; `ginp2p resume "
                     f"{self.game_path or 'FILE'}` delivers it)")  # fmt: skip
-        loser = self.names[1 - m.winner] if m is not None and m.winner is not None else None
-        return f"the match is over ({match_end_words(end, loser or 'the loser')}){note}"
+        loser = forfeit[0] if forfeit is not None else \
+            1 - m.winner if m is not None and m.winner is not None else None
+        who = self.names[loser] if loser is not None else "the loser"
+        return f"the match is over ({match_end_words(end, who)}){note}"
 
 
 # ------------------------------------------------------------------------ before the game

@@ -167,7 +167,7 @@ def test_a_host_gone_before_the_first_deal_is_claimed_once(tmp_path: Path) -> No
     assert h.wait() == -signal.SIGKILL, h.output
     assert g.wait() == 0, g.output
     assert g.output.count("MATCH OVER") == 1
-    assert "the match is over (claim)" in g.output
+    assert "the match is over (Hosta stopped answering)" in g.output
     report = audit(g.game_file())
     assert (report.winner, report.end) == (GUEST, "claim")
     kinds = [Entry.from_wire(r).kind for r in entries(g.game_file())]
