@@ -984,6 +984,15 @@ def test_the_table_offers_rumino_and_warns_before_a_knock_that_scores_nothing(
         assert s.submitted == [Act(engine.DeclareRumino(c("KS")))]
 
     run_table(pipe, s, script)
+    before = FakeSession(h)  # over the limit before the draw: k says so, names no discard
+
+    async def knock_early(player: TablePlayer, send: Any) -> None:
+        await send("k")
+        assert player.message[1].startswith("you cannot knock now: your deadwood is 10, "
+                                            "over the limit of 7"), player.message  # fmt: skip
+        assert before.submitted == []
+
+    run_table(pipe, before, knock_early)
     melded = deal(rumino, "9S 9D 9C 4H 5H 6H 7H", "7S 8S 2D KD 2C 3S 6C", "QC", "TH")
     v = build_view(Situation(me=0, names=NAMES, match=None, hand=melded.view(0), my_turn=True))
     assert "k: knock now (0) · or draw and go gin: better" in texts(table_rows(v, ASCII, 80, None))
