@@ -476,7 +476,7 @@ def _check_begun(path: Path, side: Any) -> None:
     if rules_accepted(path):
         return
     try:
-        again = format_join(side.host, side.port) + (f"/{side.peer_key}" if side.peer_key else "")
+        again = format_join(side.host, side.port, side.peer_public_key)
     except (TypeError, ValueError):  # a damaged .peer: the advice stands without it
         again = "HOST:PORT/KEY"
     raise Problem(f"{path} never began: you had not said yes to the host's rules, so "

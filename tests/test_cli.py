@@ -190,20 +190,12 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
 
 
 def test_quit_at_the_prompt_leaves_no_prompt_behind(tmp_path: Path) -> None:
-    import pexpect
-
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path))
-    env.pop("GINP2P_CRASH_AT", None)
-    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", *SHORT],
-                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    child = _plain_play(tmp_path)
     try:
-        child.expect(r"your move: [^\r\n]*\r\n")
-        child.expect("ginp2p>")
         child.sendline("quit")
         child.expect("quit")  # the echo
-        child.expect(r"left the game; resume it with: ginp2p resume \S+")
-        assert "ginp2p>" not in child.before, "no prompt for a line that cannot come"
-        child.expect(pexpect.EOF)
+        before = _left(child)
+        assert "ginp2p>" not in before, "no prompt for a line that cannot come"
     finally:
         child.close()
     assert child.exitstatus == 0
@@ -223,6 +215,17 @@ def _plain_play(home: Path) -> Any:
     return child
 
 
+def _left(child: Any) -> str:
+    """The line that says the game was left (and saved), then the end of the output;
+    what came before that line."""
+    import pexpect
+
+    child.expect(r"left the game; resume it with: ginp2p resume \S+")
+    before = str(child.before)
+    child.expect(pexpect.EOF)
+    return before
+
+
 ASKED = "leave the game? it is saved, and `ginp2p resume` continues it (type y to leave, n " \
     "to stay; Ctrl-C again leaves)"
 
@@ -233,7 +236,6 @@ def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> No
     leaves, saved, exit 0."""
     import signal
 
-    import pexpect
 
     child = _plain_play(tmp_path)
     try:
@@ -262,23 +264,20 @@ def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> No
         child.sendcontrol("c")
         child.expect_exact(ASKED)
         child.sendcontrol("c")
-        child.expect(r"left the game; resume it with: ginp2p resume \S+")
-        child.expect(pexpect.EOF)
+        _left(child)
     finally:
         child.close()
     assert child.exitstatus == 0
 
 
 def test_ctrl_c_at_the_prompt_then_y_leaves_and_the_game_resumes(tmp_path: Path) -> None:
-    import pexpect
 
     child = _plain_play(tmp_path)
     try:
         child.sendcontrol("c")
         child.expect_exact(ASKED)
         child.sendline("y")
-        child.expect(r"left the game; resume it with: ginp2p resume \S+")
-        child.expect(pexpect.EOF)
+        _left(child)
     finally:
         child.close()
     assert child.exitstatus == 0
