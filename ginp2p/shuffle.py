@@ -179,7 +179,7 @@ def _card_table(n: int) -> dict[bytes, int]:
 
 def card_index(point: bytes, n: int) -> int | None:
     """Which card of a deck of n a point is, or None."""
-    return _card_table(n).get(_need_bytes(point, POINT_BYTES, "point"))
+    return _card_table(n).get(_need_bytes(point, POINT_BYTES, "the card's point"))
 
 
 # ---------------------------------------------------------------- curve helpers
@@ -241,6 +241,10 @@ def _flat(parts: Iterable[list[T]]) -> list[T]:
 # ---------------------------------------------------------------- validation of peer data
 
 
+#: How validation errors name a shuffle entry's output deck (DESIGN: D_out).
+_PASSED_ON = "the deck passed on"
+
+
 def _need_seq(value: Any, n: int, what: str) -> list[Any]:
     if not isinstance(value, list | tuple):
         raise ShuffleError("malformed", f"{what} is not a list")
@@ -260,31 +264,33 @@ def _need_bytes(value: Any, size: int, what: str) -> bytes:
 def _need_points(value: Any, n: int, what: str) -> list[bytes]:
     """n distinct 32-byte strings. Validity is proven where they are multiplied."""
     items = _need_seq(value, n, what)
-    points = [_need_bytes(p, POINT_BYTES, f"{what}[{i}]") for i, p in enumerate(items)]
+    points = [_need_bytes(p, POINT_BYTES, f"card {i + 1} of {what}") for i, p in enumerate(items)]
     if len(set(points)) != n:
         raise ShuffleError("duplicate-point",
                            f"{what} holds one masked card twice (a repeated point)")
     return points
 
 
-def _need_valid(points: Iterable[bytes], what: str) -> None:
+def _need_valid(points: Iterable[bytes], what: str, item: str = "card") -> None:
     for i, p in enumerate(points):
         if not nb.crypto_core_ed25519_is_valid_point(p):
-            raise ShuffleError("bad-point", f"{what}[{i}] is not in the prime-order group")
+            raise ShuffleError("bad-point", f"{item} {i + 1} of {what} is not a point of the "
+                               "prime-order group")
 
 
 def _need_scalar(value: Any, what: str) -> bytes:
     """A canonical (< L), non-zero scalar: the encoding of s + L is refused."""
     s = _need_bytes(value, SCALAR_BYTES, what)
     if s == _ZERO or nb.crypto_core_ed25519_scalar_reduce(s + _ZERO) != s:
-        raise ShuffleError("bad-scalar", f"{what} is zero or not reduced mod L")
+        raise ShuffleError("bad-scalar", f"{what} is zero or not reduced mod L (not a "
+                           "canonical scalar)")
     return s
 
 
 def _need_perm(value: Any, n: int, what: str) -> list[int]:
     p = _need_seq(value, n, what)
     if any(type(v) is not int for v in p) or sorted(p) != list(range(n)):
-        raise ShuffleError("bad-permutation", f"{what} is not a permutation of range({n})")
+        raise ShuffleError("bad-permutation", f"{what} is not an order of the {n} positions")
     return p
 
 
@@ -343,8 +349,8 @@ class HandSecrets:
     _keys: dict[int, bytes] = field(default_factory=dict, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        _need_bytes(self.perm_seed, SEED_BYTES, "perm_seed")
-        _need_bytes(self.key_seed, SEED_BYTES, "key_seed")
+        _need_bytes(self.perm_seed, SEED_BYTES, "the opened shuffle seed")
+        _need_bytes(self.key_seed, SEED_BYTES, "the opened key seed")
 
     @cached_property
     def x(self) -> bytes:
@@ -404,8 +410,11 @@ def make_commit(secrets: HandSecrets, ctx: Ctx) -> Commit:
 
 def check_commit(commit: Commit) -> None:
     """On receipt: a 64-byte digest and a valid P."""
-    _need_bytes(commit.c, 64, "commit.c")
-    _need_valid([_need_bytes(commit.P, POINT_BYTES, "commit.P")], "commit.P")
+    _need_bytes(commit.c, 64, "the commitment")
+    public = _need_bytes(commit.P, POINT_BYTES, "the commitment's public key")
+    if not nb.crypto_core_ed25519_is_valid_point(public):
+        raise ShuffleError("bad-point", "the commitment's public key is not a point of the "
+                           "prime-order group")
 
 
 def check_opening(commit: Commit, secrets: HandSecrets, ctx: Ctx) -> None:
@@ -457,8 +466,8 @@ def _prove_sum(
 def _sum_holds(
     public: bytes, ctx: Ctx, d_in: Sequence[bytes], d_out: Sequence[bytes], proof: Any
 ) -> bool:
-    items = _need_seq(proof, 2, "sum_proof")
-    e, z = (_need_scalar(s, f"sum_proof[{i}]") for i, s in enumerate(items))
+    items = _need_seq(proof, 2, "the sum proof")
+    e, z = (_need_scalar(s, f"part {i + 1} of the sum proof") for i, s in enumerate(items))
     a1 = _sub(_base(z), _mul(e, public))
     a2 = _sub(_mul(z, _point_sum(d_in)), _mul(e, _point_sum(d_out)))
     return _sum_challenge(_sum_statement(ctx, public, d_in, d_out), a1, a2) == e
@@ -520,11 +529,11 @@ def check_shuffle(public: bytes, ctx: Ctx, d_in: Sequence[bytes], msg: ShuffleMs
     Points are proven valid only by check_answers: accept the deck after that.
     """
     n = _deck_in(d_in)
-    public = _need_bytes(public, POINT_BYTES, "P")
-    d_out = _need_points(msg.d_out, n, "d_out")
-    _need_bytes(msg.deck_hash, 64, "deck_hash")
+    public = _need_bytes(public, POINT_BYTES, "the public key")
+    d_out = _need_points(msg.d_out, n, _PASSED_ON)
+    _need_bytes(msg.deck_hash, 64, "the deck hash")
     if not _sum_holds(public, ctx, d_in, d_out, msg.sum_proof):
-        _need_valid(d_out, "d_out")  # name the real fault when it is a bad point
+        _need_valid(d_out, _PASSED_ON)  # name the real fault when it is a bad point
         raise ShuffleError("bad-sum-proof", "the shuffle's sum proof fails: the deck passed "
                            "on is not the deck received, rearranged and masked again")  # fmt: skip
 
@@ -543,7 +552,7 @@ def challenge_bits(key_seed: bytes, ctx: Ctx, entry_id: bytes, k: int) -> list[i
 
 def _need_bits(bits: Any, k: int) -> list[int]:
     _check_k(k)
-    b = _need_seq(bits, k, "challenge")
+    b = _need_seq(bits, k, "the challenge")
     if any(type(v) is not int or v not in (0, 1) for v in b):
         raise ShuffleError("bad-challenge", "challenge bits must be 0 or 1")
     return b
@@ -607,16 +616,16 @@ def check_answers(
     n = _deck_in(d_in)
     bits = _need_bits(bits, k)
     scalars = [
-        _need_scalar(s, f"answers.scalars[{t}]")
-        for t, s in enumerate(_need_seq(answers.scalars, k, "answers.scalars"))
+        _need_scalar(s, f"the scalar of answer {t + 1}")
+        for t, s in enumerate(_need_seq(answers.scalars, k, "the answers' scalars"))
     ]
     perms = [
-        _need_perm(p, n, f"answers.perms[{t}]")
-        for t, p in enumerate(_need_seq(answers.perms, k, "answers.perms"))
+        _need_perm(p, n, f"the rearrangement of answer {t + 1}")
+        for t, p in enumerate(_need_seq(answers.perms, k, "the answers' rearrangements"))
     ]
-    d_out = _need_points(msg.d_out, n, "d_out")
+    d_out = _need_points(msg.d_out, n, _PASSED_ON)
     if 1 not in bits:
-        _need_valid(d_out, "d_out")
+        _need_valid(d_out, _PASSED_ON)
     digests = _pmap(
         executor, lambda t: _rebuild(bits[t], scalars[t], perms[t], d_in, d_out), range(k)
     )
@@ -712,15 +721,15 @@ def verify_lock(
 ) -> None:
     """Check a lock entry against the deck it locked (one we hold or accepted)."""
     n = _deck_in(d_in)
-    public = _need_bytes(public, POINT_BYTES, "P")
-    d_out = _need_points(msg.d_out, n, "lock.d_out")
+    public = _need_bytes(public, POINT_BYTES, "the public key")
+    d_out = _need_points(msg.d_out, n, "the locked deck")
     keys = [
-        _need_bytes(key, POINT_BYTES, f"lock.keys[{i}]")
-        for i, key in enumerate(_need_seq(msg.keys, n, "lock.keys"))
+        _need_bytes(key, POINT_BYTES, f"the lock's key for position {i + 1}")
+        for i, key in enumerate(_need_seq(msg.keys, n, "the lock's keys"))
     ]
     e, z, *zs = (
-        _need_scalar(s, f"lock.proof[{i}]")
-        for i, s in enumerate(_need_seq(msg.proof, n + 2, "lock.proof"))
+        _need_scalar(s, f"part {i + 1} of the lock's proof")
+        for i, s in enumerate(_need_seq(msg.proof, n + 2, "the lock's proof"))
     )
 
     def commitments(r: range) -> list[tuple[bytes, bytes]]:
@@ -729,7 +738,13 @@ def verify_lock(
             for i in r
         ]
 
-    tu = _flat(_pmap(executor, commitments, _chunked(n)))
+    try:
+        tu = _flat(_pmap(executor, commitments, _chunked(n)))
+    except ShuffleError as exc:
+        if exc.reason == "bad-point":  # name the card, not just the fault
+            _need_valid(d_out, "the locked deck")
+            _need_valid(keys, "the lock's keys", "key")
+        raise
     t = _sub(_base(z), _mul(e, public))
     statement = _lock_statement(ctx, public, keys, d_in, d_out)
     if _lock_challenge(statement, t, [a for a, _ in tu], [b for _, b in tu]) != e:
@@ -746,7 +761,7 @@ def card_key(secrets: HandSecrets, pos: int) -> bytes:
 
 def check_key(public_key: bytes, key: Any) -> None:
     """A received per-card key must be canonical and match its K_i from the lock entry."""
-    k = _need_scalar(key, "key")
+    k = _need_scalar(key, "the card key")
     if _base(k) != public_key:
         raise ShuffleError("bad-key", "the key does not open the lock its author published for "
                            "that card")  # fmt: skip
@@ -755,9 +770,9 @@ def check_key(public_key: bytes, key: Any) -> None:
 def unmask(point: bytes, key_a: Any, key_b: Any, n: int) -> int | None:
     """The card at a D4 position from both players' keys, or None if it is not a card."""
     _check_deck_size(n)
-    ka, kb = _need_scalar(key_a, "key_a"), _need_scalar(key_b, "key_b")
+    ka, kb = _need_scalar(key_a, "the first card key"), _need_scalar(key_b, "the second card key")
     inv = nb.crypto_core_ed25519_scalar_invert(_smul(ka, kb))
-    return card_index(_mul(inv, _need_bytes(point, POINT_BYTES, "point")), n)
+    return card_index(_mul(inv, _need_bytes(point, POINT_BYTES, "the masked card")), n)
 
 
 # ---------------------------------------------------------------- audit
@@ -913,6 +928,15 @@ def _mismatches(
         ):
             yield Mismatch(author, "open", None, "seeds do not match the commitment")
             return
+    def d1() -> list[bytes]:
+        return _logged_deck(log.shuffles[a], log.n, "the first shuffled deck")
+
+    def d2() -> list[bytes]:
+        return _logged_deck(log.shuffles[b], log.n, "the second shuffled deck")
+
+    def d3() -> list[bytes]:
+        return _logged_deck(log.locks[a], log.n, "the first locked deck")
+
     steps: list[tuple[int, bool, Callable[[HandSecrets], Iterator[Mismatch]]]] = [
         (
             a,
@@ -924,21 +948,19 @@ def _mismatches(
         (
             b,
             log.shuffles[b] is not None,
-            lambda s: _audit_shuffle(
-                log, s, b, _logged_deck(log.shuffles[a], log.n, "D1"), proofs, executor
-            ),
+            lambda s: _audit_shuffle(log, s, b, d1(), proofs, executor),
         ),
         (a, log.challenges[a] is not None, lambda s: _audit_challenge(log, s, a)),
         (b, log.answers[b] is not None, lambda s: _audit_answers(log, s, b)),
         (
             a,
             log.locks[a] is not None,
-            lambda s: _audit_lock(log, s, a, _logged_deck(log.shuffles[b], log.n, "D2"), executor),
+            lambda s: _audit_lock(log, s, a, d2(), executor),
         ),
         (
             b,
             log.locks[b] is not None,
-            lambda s: _audit_lock(log, s, b, _logged_deck(log.locks[a], log.n, "D3"), executor),
+            lambda s: _audit_lock(log, s, b, d3(), executor),
         ),
         (a, True, lambda s: _audit_keys(log, s, a)),
         (b, True, lambda s: _audit_keys(log, s, b)),

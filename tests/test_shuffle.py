@@ -803,3 +803,21 @@ def test_guessing_cheater_never_passes_at_k_20() -> None:
     s = honest(52)
     d1 = retagged(s.deck(1), 5, 40, 41, scalar_int(7))
     assert not any(cheater_passes(s, d1, 20, trial) for trial in range(6))
+
+
+def test_a_malformed_entry_is_named_in_words_a_reader_knows() -> None:
+    """The audit prints these reasons to whoever asked "did they cheat?": they say which
+    card of which deck, counted from 1, never the protocol's field names."""
+    s = honest(52)
+    a, d2, good = s.a, s.deck(2), s.log.locks[s.a]
+    said = []
+    for name, value in [("d_out", T8), ("d_out", good.d_out[5]), ("proof", bytes(32))]:
+        bad = copy.deepcopy(good)
+        getattr(bad, name)[4] = value
+        with pytest.raises(shuffle.ShuffleError) as err:
+            shuffle.verify_lock(s.public(a), s.ctx(a), d2, bad, POOL)
+        said.append(str(err.value))
+    assert "card 5 of the locked deck is not a point" in said[0]
+    assert "the locked deck holds one masked card twice" in said[1]
+    assert "part 5 of the lock's proof is zero" in said[2]
+    assert not any(field in " ".join(said) for field in ("d_out", "proof[", "lock."))
