@@ -195,11 +195,13 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
                 d = r["declarations"][side]
                 if d is None:
                     continue
-                melds = "  ".join(cards(m) for m in d["melds"]) or "no melds"
+                # as the table writes a showdown: [3♠ 4♠ 5♠] [9♥ 9♦ 9♣], "no deadwood"
+                melds = " ".join(f"[{cards(m)}]" for m in d["melds"]) or "no melds"
                 lay = [name(x["card"]) for x in d["layoffs"]]
                 laid = f"; lays off {' '.join(lay)}" if lay else ""
-                yield (f"  {who[side]} shows {melds}{laid}; deadwood "
-                       f"{cards(d['deadwood_cards'])} = {d['deadwood']}")  # fmt: skip
+                dead = d["deadwood_cards"]
+                left = f"deadwood {cards(dead)} = {d['deadwood']}" if dead else "no deadwood"
+                yield f"  {who[side]} shows {melds}{laid}; {left}"
             yield f"  Result: {r['text']}"
         if h["scores"] is not None:
             s = h["scores"]

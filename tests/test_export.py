@@ -81,6 +81,24 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
            f"{m.margin}\n" in text  # fmt: skip
 
 
+def test_a_showdown_reads_as_the_table_writes_it(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Melds in brackets, one space apart; a gin's empty deadwood is "no deadwood", not
+    a dangling "deadwood - = 0"."""
+    gin = play_match(RULES, 2)  # the match of seed 2 ends in a gin
+    path = write(tmp_path / "gin.ginlog", gin.host.saved)
+    doc = export_json(path, capsys)
+    (r,) = [h["result"] for h in doc["hands"] if h["result"] and h["result"]["gin"]]
+    side = r["knocker"]
+    d = r["declarations"][side]
+    assert d["deadwood_cards"] == [] and d["deadwood"] == 0 and len(d["melds"]) >= 2
+    assert main(["export", str(path), "--ascii"]) == 0
+    text = capsys.readouterr().out
+    melds = " ".join(f"[{' '.join(m)}]" for m in d["melds"])
+    assert f"  {doc['players'][side]} shows {melds}; no deadwood\n" in text
+    assert "deadwood -" not in text and "]  [" not in text
+
+
 def test_a_hand_never_opened_keeps_its_hidden_cards_hidden(
         honest: Match, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     records = honest.host.saved
