@@ -282,14 +282,25 @@ class Replay:
         return public
 
     def drawn(self, step: Step, view: str) -> Card | None:
-        """The card a stock draw took, if ``view`` may know it."""
-        if not self.sees(view, step.author) or step.pending_stock is None:
+        """The card a stock draw took, if ``view`` may know it at the draw: in a
+        player's view only from the key, the entry after, as the table shows it."""
+        pos = step.pending_stock
+        if pos is None or not self._shows(step, view, step.author, pos):
             return None
-        return self._known(step.shown_hand, view).get(step.pending_stock)
+        return self._known(step.shown_hand, view).get(pos)
 
     def sees(self, view: str, player: int) -> bool:
         """Whether ``view`` shows ``player``'s own cards."""
         return view == "all" or view == NAMES[player]
+
+    def _shows(self, step: Step, view: str, player: int, pos: int) -> bool:
+        """Whether ``view`` may name the card at ``pos`` of ``player``'s hand after
+        ``step``: a card shown or opened, or one of the view's own, but not a stock card
+        before its key (its drawer learns it from that key). One rule for the table and
+        the words, so they name a card at the same entry."""
+        hs = step.hand_state
+        return (hs is not None and pos in hs.shown) or step.opened or (
+            self.sees(view, player) and (view == "all" or pos != step.pending_stock))
 
     def frame(self, index: int, view: str = "public") -> Frame:
         """The table at step ``index`` as ``view`` shows it."""
@@ -304,15 +315,8 @@ class Replay:
         if hs is not None:
             known = self._known(step.shown_hand, view)
             for p in (HOST, GUEST):
-                mine = self.sees(view, p)
-                cards[p] = tuple(
-                    known.get(pos)
-                    if pos in hs.shown
-                    or step.opened
-                    or (mine and (view == "all" or pos != step.pending_stock))
-                    else None
-                    for pos in hs.hands[p]
-                )
+                cards[p] = tuple(known.get(pos) if self._shows(step, view, p, pos) else None
+                                 for pos in hs.hands[p])  # fmt: skip
             pile = tuple(known.get(pos) for pos in hs.discard_pile)
             stock = hs.stock_left
             if view == "all" and not hs.over and hs.stock_left > 0:
@@ -408,7 +412,7 @@ class Replay:
             return f"{who} sends the keys to deal: hand {hand} is dealt"
         if k == "stock_key":
             card = None
-            if self.sees(view, 1 - e.author):
+            if self._shows(step, view, 1 - e.author, b.pos):
                 card = self._known(step.shown_hand, view).get(b.pos)
             shown = f": {pretty(card)}" if card is not None else ""
             return f"{who} unlocks the stock card {other} drew{shown}"

@@ -122,6 +122,25 @@ def test_views_show_what_each_may_know(saved: Path, honest: Match) -> None:
     assert None not in r.frame(opened, "public").seats[GUEST].cards
 
 
+def test_a_drawn_card_is_named_to_its_drawer_at_the_key(saved: Path) -> None:
+    """The drawer learns a stock card from the other player's key: the host's view
+    names it there, in the words as on the table, not one entry early at the draw."""
+    r = load(saved)
+    draw = next(s for s in r.steps if s.kind == "draw_stock" and s.author == HOST)
+    key = next(s for s in r.steps[draw.index :] if s.kind == "stock_key")
+    assert key.author == GUEST and not draw.opened
+    card = r.drawn(draw, "all")  # the all view proves every card from the deal on
+    assert card is not None
+    assert r.describe(draw, "all") == f"Ann draws {card.pretty()} from the stock"
+    for i in range(draw.index, key.index):  # before the key: neither table nor words
+        assert card not in r.frame(i, "host").seats[HOST].cards
+    assert r.drawn(draw, "host") is None
+    assert r.describe(draw, "host") == "Ann draws from the stock"
+    assert card in r.frame(key.index, "host").seats[HOST].cards
+    assert r.describe(key, "host") == f"Bob unlocks the stock card Ann drew: {card.pretty()}"
+    assert r.describe(key, "guest") == "Bob unlocks the stock card Ann drew"
+
+
 def test_move_and_hand_navigation(saved: Path) -> None:
     r = load(saved)
     moves = [s.index for s in r.steps if s.kind in ev.ACTION_KINDS]
