@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from . import __version__
+from .charset import encodes
 
 PRESET_NAMES: tuple[str, ...] = ()
 
@@ -901,15 +902,6 @@ def _same_file(a: str, b: str) -> bool:
         return Path(a).samefile(b)
     except OSError:  # one of them does not exist
         return False
-
-
-def encodes(stream: Any, text: str) -> bool:
-    """Whether ``stream`` can print ``text`` (suit symbols on a non-UTF-8 console)."""
-    try:
-        text.encode(getattr(stream, "encoding", None) or "ascii")
-    except (UnicodeEncodeError, LookupError):
-        return False
-    return True
 
 
 # ------------------------------------------------------------------------ the parser

@@ -31,6 +31,21 @@ def _imports(module: str) -> set[str]:
     return found
 
 
+def _ginp2p_imports(path: Path) -> set[str]:
+    """The ginp2p modules a file imports, relative imports resolved (``..cli`` in
+    ``tui/replay.py`` is ``ginp2p.cli``), wherever in the file the import stands."""
+    here = ["ginp2p", *path.parent.relative_to(PACKAGE).parts]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = here[: len(here) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            found |= {module} | {f"{module}.{a.name}" for a in node.names}
+    return {m for m in found if m.split(".")[0] == "ginp2p"}
+
+
 def test_the_core_modules_import_no_clock_randomness_or_disk() -> None:
     leaks = {m: sorted(_imports(m) & EDGE_ONLY) for m in PURE}
     assert {m: found for m, found in leaks.items() if found} == {}
@@ -47,3 +62,11 @@ def test_reading_a_game_loads_neither_the_network_nor_the_console() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True, timeout=60).stdout  # fmt: skip
     assert out.strip() == "[]"
+
+
+def test_only_the_entry_point_imports_the_command_line() -> None:
+    """The command line is the top: the console, the replay viewer and the library
+    never reach up into it (what they share with it lives below, in ginp2p.charset)."""
+    users = sorted(f.relative_to(PACKAGE).as_posix() for f in PACKAGE.rglob("*.py")
+                   if "ginp2p.cli" in _ginp2p_imports(f))  # fmt: skip
+    assert users == ["__main__.py"]

@@ -23,6 +23,7 @@ from prompt_toolkit.layout.dimension import Dimension
 
 from .. import melds
 from ..cards import Card, card_order
+from ..charset import encodes
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
@@ -586,7 +587,6 @@ def command(args: Any) -> int:
     that cannot be replayed, 2 for a bad option value."""
     import sys
 
-    from ..cli import encodes
     from ..replay import ReplayError, load
 
     def fail(code: int, text: str) -> int:
