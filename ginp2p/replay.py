@@ -289,6 +289,12 @@ class Replay:
             return None
         return self._known(step.shown_hand, view).get(pos)
 
+    def reveals(self, step: Step, view: str) -> bool:
+        """Whether ``step`` is the key that shows ``view`` its own stock draw: not a
+        move, but where a player's view learns the card (``--moves`` keeps it)."""
+        return step.kind == "stock_key" and view != "all" and \
+            self.sees(view, 1 - step.author)
+
     def sees(self, view: str, player: int) -> bool:
         """Whether ``view`` shows ``player``'s own cards."""
         return view == "all" or view == NAMES[player]

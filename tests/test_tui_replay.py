@@ -31,7 +31,7 @@ from ginp2p.protocol import PeerProtocol
 from ginp2p.replay import ReplayError, load
 from ginp2p.rules import get_preset
 from ginp2p.tui.look import Look
-from ginp2p.tui.replay import Viewer, build_app, footer_for, frame_text, screen
+from ginp2p.tui.replay import Viewer, build_app, footer_for, frame_text, plain_lines, screen
 
 from .helpers import Match, play_match, write
 
@@ -139,6 +139,10 @@ def test_a_drawn_card_is_named_to_its_drawer_at_the_key(saved: Path) -> None:
     assert card in r.frame(key.index, "host").seats[HOST].cards
     assert r.describe(key, "host") == f"Bob unlocks the stock card Ann drew: {card.pretty()}"
     assert r.describe(key, "guest") == "Bob unlocks the stock card Ann drew"
+    # --moves lists that key in the drawer's view (else it would never say the card)
+    listed = "\n".join(plain_lines(r, "host", moves=True))
+    assert f"Bob unlocks the stock card Ann drew: {card.pretty()}" in listed
+    assert "the stock card Ann drew" not in "\n".join(plain_lines(r, "guest", moves=True))
 
 
 def test_move_and_hand_navigation(saved: Path) -> None:

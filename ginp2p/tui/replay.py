@@ -435,7 +435,8 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
         if hand is not None and s.hand != hand:
             continue
         f = r.frame(s.index, view)
-        if not moves or s.is_move or s.mark is not None or r.deals.get(f.hand) == s.index:
+        if not moves or s.is_move or s.mark is not None or r.deals.get(f.hand) == s.index \
+                or r.reveals(s, view):
             where = f"hand {s.hand}" if s.hand else "set-up"
             said = r.describe(s, view, name)
             line = f"{s.index + 1:>4} {where}, {FEEDS[s.author]} #{s.seq}: {said}"
