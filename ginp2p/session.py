@@ -96,7 +96,7 @@ from .table import (
     Moved,
     Table,
 )
-from .words import action_words, count, goal_words, match_end_words
+from .words import action_words, count, goal_words, match_end_words, rules_help
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -263,6 +263,16 @@ commands (cards as 7h, th, 10h, qs, jk):
   quit                     leave now; the game is saved (ginp2p resume FILE)
   Ctrl-C                   leave, after asking (y leaves, n stays; Ctrl-C again leaves)
   help                     this list"""
+
+
+def help_text(rules: RuleSet | None, ctrl_c: bool) -> str:
+    """``help`` at the line prompt: the rules being played, in the table's help's words,
+    then the commands; Ctrl-C only where it is a key (a terminal: from a pipe it is
+    nothing the sender can type)."""
+    lines = [*rules_help(rules), ""] if rules is not None else []
+    lines += [line for line in HELP.splitlines() if ctrl_c or not line.startswith("  Ctrl-C")]
+    return "\n".join(lines)
+
 
 _HINTS = {
     "draw_stock": "stock", "draw_discard": "pile", "take_upcard": "take",
@@ -714,7 +724,7 @@ class LinePlayer:
                 return None
             cmd = ResignCmd(" ".join(words[2:]))
         if cmd == "help":
-            session.say(HELP)
+            session.say(help_text(session.proto.table.rules, self._at_terminal()))
         elif cmd == "look":
             self.look(session)
         else:

@@ -4,6 +4,7 @@ way."""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable, Sequence
 
 from .cards import Card
@@ -11,7 +12,8 @@ from .engine import Action, HandEnd, HandResult
 from .rules import RuleSet
 
 __all__ = ["END_WORDS", "MATCH_ENDS", "action_words", "count", "ending", "for_screen",
-           "goal_words", "hands_words", "match_end_words", "no_score", "result_words"]  # fmt: skip
+           "goal_words", "hands_words", "match_end_words", "no_score", "result_words",
+           "rules_help"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -127,6 +129,50 @@ def goal_words(rules: RuleSet) -> str:
     if rules.match_end == "bust":
         return f"out over {rules.game_target}"
     return f"game to {rules.game_target}"
+
+
+def rules_help(rules: RuleSet, width: int = 78) -> list[str]:
+    """The rules being played, in a few lines of ``width`` for a player: the melds, the
+    deadwood, when a knock is allowed and what is special to these rules. Both consoles'
+    help starts with it, so that it tells the game actually played, not classic's."""
+    most = rules.max_run_length
+    run = "3 or more" if most is None else "3" if most == 3 else "3 or 4" if most == 4 \
+        else f"3 to {most}"  # fmt: skip
+    melds = (f"Melds: 3 or 4 of one rank{', no two of one suit' * rules.multi_deck}, or {run} "
+             f"in a row of one suit, ace {'low or high' if rules.ace_high else 'low'}")
+    if rules.jokers:
+        n = rules.jokers_per_meld
+        melds += f"; jokers wild, {n} per meld at most" if n else "; jokers never meld"
+    values = "pictures 10" if not rules.jokers else "pictures and jokers 10" \
+        if rules.joker_value == 10 else f"pictures 10, jokers {rules.joker_value}"  # fmt: skip
+    text = [f"{melds}.", f"Deadwood (cards in no meld): ace 1, {values}."]
+    limit = ("whatever the deadwood" if rules.knock_limit is None  # None: no limit at all
+             else f"with deadwood of {rules.knock_limit} or less")  # fmt: skip
+    lay = "" if rules.layoffs else "no layoffs"
+    if rules.knock_instead_of_draw:
+        text.append(f"Each turn draw a card, then discard one; or, {limit}, knock instead "
+                    f"(no discard{', ' * bool(lay)}{lay}). Gin: after the draw, all but the "
+                    f"discard in melds ({rules.gin_bonus:+d}).")
+    else:
+        text.append(f"Each turn draw a card, then discard one. You may knock {limit}"
+                    f"{f' ({lay})' * bool(lay)}; with none, go gin.")
+    if rules.scoring == "own_deadwood":
+        text.append("Each player adds their own deadwood" + (
+            f"; over {rules.game_target} you are out." if rules.match_end == "bust" else "."))
+    elif rules.scoring == "lower_scores":
+        text.append("The lower deadwood scores the difference.")
+    if rules.stock_end == "wall":
+        text.append(f"The wall: at {rules.stock_floor} cards left in the stock the next "
+                    "player may only take the upcard and knock, or pass: the hand ends, no "
+                    "score.")
+    elif rules.stock_end == "count":
+        text.append("When the stock runs out, both count their deadwood.")
+    if rules.instant_rumino:
+        streak = f" or a gin in each of the first {rules.gin_streak_wins} hands" * bool(
+            rules.gin_streak_wins)
+        text.append(f"Rumino ({rules.hand_size} of a straight flush or of one rank, after the "
+                    f"draw){streak} wins the match.")
+    return textwrap.wrap(" ".join(text), width)
 
 
 def hands_words(numbers: Sequence[int]) -> str:

@@ -107,6 +107,8 @@ def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
     me.proc.stdin.close()
     assert me.wait() == 0, me.output
     assert "commands (cards as" in me.output and "ginp2p resume" in me.output
+    assert "Melds: 3 or 4 of one rank" in me.output, "help starts with the rules played"
+    assert "Ctrl-C" not in me.output, "nobody can type Ctrl-C into a pipe"
     assert "two computer players" not in me.output and me.output.isascii()
 
 

@@ -5,12 +5,15 @@ laid down, the showdown, the score sheet."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from .test_session_support import GUARD
 
@@ -94,3 +97,47 @@ def test_the_computer_of_play_never_claims_against_a_slow_person(tmp_path: Path)
     out = "".join(seen)
     assert re.search(r"MATCH OVER: Computer wins( by \d+)? \(you resigned\)", out), out
     assert "stopped answering" not in out and "may claim" not in out
+
+
+class _Said:
+    """What the line mode reads of a session to answer `help`, and what it says."""
+
+    def __init__(self, preset: str) -> None:
+        from types import SimpleNamespace
+
+        from ginp2p.rules import get_preset
+
+        self.lines: list[str] = []
+        self.rules_pending = None
+        self.proto = SimpleNamespace(table=SimpleNamespace(rules=get_preset(preset)))
+
+    def say(self, text: str) -> None:
+        self.lines += text.splitlines()
+
+
+def test_help_tells_the_rules_being_played_and_ctrl_c_only_at_a_terminal(
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """`help` starts with the preset's rules in the table help's words (rumino: runs of 3
+    or 4, knock instead of drawing, rumino), not classic's; Ctrl-C is listed only where
+    it is a key: from a pipe nobody can type it."""
+    from ginp2p.rules import get_preset
+    from ginp2p.session import LinePlayer
+    from ginp2p.words import rules_help
+
+    piped = _Said("rumino")
+    LinePlayer(stdin=io.StringIO())._line(piped, "help")  # type: ignore[arg-type]
+    assert piped.lines[: len(rules_help(get_preset("rumino")))] == rules_help(get_preset("rumino"))
+    text = " ".join(piped.lines)
+    assert "3 or 4 in a row" in text and "knock instead (no discard, no layoffs)" in text
+    assert "3 or more" not in text and "10 or less" not in text and "rumino CARD" in text
+    assert "Ctrl-C" not in text and "quit" in text
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setattr(sys, "stdin", Terminal())
+    typed = _Said("classic")
+    LinePlayer()._line(typed, "help")  # type: ignore[arg-type]
+    assert "You may knock with deadwood of 10 or less; with none, go gin." in " ".join(typed.lines)
+    assert any(line.startswith("  Ctrl-C") for line in typed.lines)

@@ -996,3 +996,56 @@ def test_the_table_offers_rumino_and_warns_before_a_knock_that_scores_nothing(
     melded = deal(rumino, "9S 9D 9C 4H 5H 6H 7H", "7S 8S 2D KD 2C 3S 6C", "QC", "TH")
     v = build_view(Situation(me=0, names=NAMES, match=None, hand=melded.view(0), my_turn=True))
     assert "k: knock now (0) · or draw and go gin: better" in texts(table_rows(v, ASCII, 80, None))
+
+
+# ------------------------------------------------------------------------ rules by preset
+
+
+def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
+    """Each preset's help says its own melds and knock (rumino's runs of 3 or 4, jokers
+    and knock instead of drawing; italian's knock at any deadwood; openspiel's wall),
+    not classic's, in the 18 rows an 80 x 24 table has under its header."""
+    from ginp2p.rules import PRESETS
+    from ginp2p.tui.render import HELP_ROWS
+
+    def helped(name: str) -> str:
+        rows = help_rows(80, get_preset(name))
+        assert len(rows) <= HELP_ROWS, name
+        assert all(len(line) <= 80 for line in plain(rows).splitlines()), name
+        return " ".join(line.strip() for line in plain(rows).splitlines())
+
+    for name in PRESETS:
+        helped(name)
+    classic = helped("classic")
+    assert "3 or more in a row of one suit, ace low" in classic
+    assert "You may knock with deadwood of 10 or less; with none, go gin" in classic
+    assert "joker" not in classic and "rumino" not in classic and "wall" not in classic
+    rumino = helped("rumino")
+    assert "help · rumino" in rumino and "3 or 4 of one rank, no two of one suit" in rumino
+    assert "3 or 4 in a row of one suit, ace low or high" in rumino and "3 or more" not in rumino
+    assert "jokers wild, 1 per meld at most" in rumino
+    assert "with deadwood of 7 or less, knock instead (no discard, no layoffs)" in rumino
+    assert "10 or less" not in rumino and "over 100 you are out" in rumino
+    assert "Rumino (7 of a straight flush or of one rank, after the draw)" in rumino
+    assert "g       go gin, or declare rumino" in rumino and "rumino 2c" in rumino
+    assert "knock (instead of drawing)" in rumino and "pass (not in these rules)" in rumino
+    italian = helped("italian")
+    assert "You may knock whatever the deadwood" in italian and "10 or less" not in italian
+    openspiel = helped("openspiel")
+    assert "3 to 5 in a row" in openspiel and "The wall: at 2 cards left" in openspiel
+    assert "pass (first upcard or wall)" in openspiel
+
+
+def test_the_help_of_the_longest_rules_is_whole_on_the_table(pipe: Any) -> None:
+    """`?` in a rumino match at 80 x 24: the rules, the keys and the last line all show."""
+    rumino = get_preset("rumino")
+    s = FakeSession(deal(rumino, "4H 5H 6H 7H 8H 9H KS", "7S 8S 2D KD 2C 9S 6C", "QC", "TH"))
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("?")
+        text = screen(player)
+        assert "Melds: 3 or 4 of one rank, no two of one suit" in text
+        assert "the match." in text and "At the showdown Enter sends" in text, text
+
+    run_table(pipe, s, script)
+

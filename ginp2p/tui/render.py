@@ -18,6 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 from ..cards import Card
 from ..melds import Layoff
 from ..rules import RuleSet
+from ..words import rules_help
 from .look import Look
 from .view import Draft, HandSummary, MatchSummary, Shown, TableView, card_order, meld_order
 
@@ -455,28 +456,47 @@ def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19) ->
 
 
 HELP_TEXT = """\
-Gin rummy: make melds (3 or 4 of one rank, or 3+ in a row of one suit) and keep
-the other cards (deadwood: ace 1, pictures 10) low. Each turn draw a card, then
-discard one. With deadwood of 10 or less you may knock; with none, go gin.
-
-keys
   ← →     choose a card in your hand     Enter   discard the chosen card
   s       draw from the stock            d       take the top of the pile
-  p       pass (the first upcard)        k       knock with the chosen card
-  g       go gin                         c       claim (they stopped playing)
+  p       {pass_:<31}k       {knock}
+  g       {gin:<31}c       claim (they stopped playing)
   :       type a command (Tab completes) ?       this help (Esc closes it)
   Ctrl-C  leave (asks first; the game is saved and `ginp2p resume` goes on)
 
-commands (cards as 7h, 10h, qs, jk)
-  stock  pile  take  pass  discard 7h  knock qs  gin 2c  show  say TEXT
-  claim  resign  quit
+commands (cards as 7h, 10h, qs, jk): stock pile take pass discard 7h knock qs
+  gin 2c{rumino} show say TEXT claim resign quit
 
 At the showdown Enter sends the proposed melds; e lets you lay them one by one."""
-"""Short enough for an 80 x 24 terminal: 18 rows under the table's header."""
+"""The keys and commands, under the rules being played (:func:`ginp2p.words.rules_help`).
+The help has ``HELP_ROWS`` rows at most: the blank rows go where the rules are long."""
+
+HELP_ROWS = 18
+"""Short enough for an 80 x 24 terminal: the rows under the table's header."""
+
+#: What ``p`` passes, by (the first upcard is offered, the stock ends at a wall).
+_PASS = {(True, False): "pass (the first upcard)", (True, True): "pass (first upcard or wall)",
+         (False, True): "pass (at the wall)", (False, False): "pass (not in these rules)"}
 
 
-def help_rows(width: int) -> list[Row]:
-    return [[("class:title", " help")], *[[("", " " + line)] for line in HELP_TEXT.splitlines()]]
+def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
+    """The help: the rules of this match (none known yet: only the keys), then the keys,
+    where ``p``, ``k`` and ``g`` say what they do in these rules."""
+    keys = {"pass_": "pass (the first upcard)", "knock": "knock with the chosen card",
+            "gin": "go gin", "rumino": ""}  # fmt: skip
+    title = " help"
+    lines: list[str] = []
+    if rules is not None:
+        title += f" · {rules.name}"
+        lines += [*rules_help(rules, max(20, width - 2)), ""]
+        keys["pass_"] = _PASS[rules.upcard_pass_round, rules.stock_end == "wall"]
+        if rules.knock_instead_of_draw:
+            keys["knock"] = "knock (instead of drawing)"
+        if rules.instant_rumino:
+            keys["gin"], keys["rumino"] = "go gin, or declare rumino", " rumino 2c"
+    text = HELP_TEXT.format(**keys).splitlines()
+    while 1 + len(lines) + len(text) > HELP_ROWS and "" in text:  # long rules: fewer blanks
+        text.remove("")
+    return [[("class:title", title)], *[[("", " " + line)] for line in lines + text]]
 
 
 def rules_rows(text: str, width: int) -> list[Row]:

@@ -401,7 +401,7 @@ class TablePlayer:
 
     def _overlay(self, width: int, height: int) -> list[Row] | None:
         if self.show_help:
-            return help_rows(width)
+            return help_rows(width, self._rules())
         if self.rules_offer is not None:
             return rules_rows(self.rules_offer, width)
         if self.summary is not None:
