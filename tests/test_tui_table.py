@@ -1049,3 +1049,34 @@ def test_the_help_of_the_longest_rules_is_whole_on_the_table(pipe: Any) -> None:
 
     run_table(pipe, s, script)
 
+
+def test_a_tie_and_a_rumino_gin_say_why_they_score_as_they_do() -> None:
+    """French: equal deadwood is no undercut, and nobody scores; the summary says it is a
+    tie. Rumino: a gin takes 10 off the ginner's own score, and the summary says so."""
+    french = get_preset("french")
+    h = deal(french, "7H 8H 9H 4S 4D 4C JC QC KC 2S", "5S 6S 7S 8D 9D TD JD QD KD AH", "5H",
+             "AD")  # fmt: skip
+    h = play(h, DrawStock())  # french: no pass round
+    knock = next(a for a in engine.legal_actions(h) if a.kind == "knock" and a.discard == c("2S"))
+    done = play(h, knock)
+    shown = engine.apply(done, engine.propose_show(done))
+    r = shown.result
+    assert r is not None and not r.scored
+    assert [d.deadwood for d in r.declarations] == [1, 1]  # type: ignore[union-attr]
+    s = hand_summary(1, r, (0, 0), 0, NAMES, french)
+    assert "equal deadwood (1 each): a tie, nobody scores" in s.reasons
+    assert "a tie, nobody scores" in texts(summary_rows(s, ASCII, 80))
+    from ginp2p.melds import Meld
+
+    rumino = get_preset("rumino")
+    h = deal(rumino, "AS 2S 3S 4S 7H 7D 7C", "7S 8H 9H KD 2D 9S 6C", "QC", "KH")
+    h = play(h, DrawStock(), engine.Gin(c("KH"), (Meld(cs("AS 2S 3S 4S")),
+                                                   Meld(cs("7H 7D 7C")))))  # fmt: skip
+    r = engine.apply(h, engine.propose_show(h)).result
+    assert r is not None
+    mine = hand_summary(1, r, (-10, 51), 0, NAMES, rumino).reasons
+    assert mine == ("each player adds their own deadwood (low is good)",
+                    "a gin: -10 to your own score")  # fmt: skip
+    theirs = hand_summary(1, r, (-10, 51), 1, NAMES, rumino)
+    assert "a gin: -10 to Ann's own score" in texts(summary_rows(theirs, ASCII, 80))
+

@@ -441,6 +441,15 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
                        f"{'score' if gainer == me else 'scores'} {r.points[gainer]}")  # fmt: skip
     elif r.scored and rules.scoring == "own_deadwood":
         reasons.append("each player adds their own deadwood (low is good)")
+        if r.gin and r.knocker is not None:  # rumino's -10, a gain where low is good
+            k, ginner = r.knocker, d[r.knocker]
+            bonus = r.points[k] - (ginner.deadwood if ginner is not None else 0)
+            if bonus:
+                whose = "your" if k == me else f"{names[k]}'s"
+                reasons.append(f"a gin: {bonus:+d} to {whose} own score")
+    elif not r.scored and d[0] is not None and d[1] is not None \
+            and d[0].deadwood == d[1].deadwood:  # fmt: skip
+        reasons.append(f"equal deadwood ({d[0].deadwood} each): a tie, nobody scores")
     return HandSummary(number, hand_line(number, r, me, names), seats, tuple(reasons))  # type: ignore[arg-type]
 
 
