@@ -1080,3 +1080,19 @@ def test_a_tie_and_a_rumino_gin_say_why_they_score_as_they_do() -> None:
     theirs = hand_summary(1, r, (-10, 51), 1, NAMES, rumino)
     assert "a gin: -10 to Ann's own score" in texts(summary_rows(theirs, ASCII, 80))
 
+
+def test_where_going_over_a_limit_puts_a_player_out_the_header_shows_the_room_left() -> None:
+    """Rumino is lost by going over 100, not won by hands: the header shows how far each
+    player is from the limit; a match to a target keeps the hands won."""
+    rumino = get_preset("rumino")
+    h = deal(rumino, "4H 5H 6H 7H 8H 9H KS", "7S 8S 2D KD 2C 9S 6C", "QC", "TH")
+    m = MatchState(rules=rumino, dealer=1, hand_no=2, scores=(23, 104), hands_won=(1, 0),
+                   hand=h)  # fmt: skip
+    header = texts(header_rows(build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0))),
+                               80))  # fmt: skip
+    assert "Ann (you) 23 · 77 to the limit" in header and "Bot 104 · 4 over the limit" in header
+    assert "won" not in header
+    classic = MatchState(rules=RULES, dealer=1, hand_no=2, scores=(23, 0), hands_won=(1, 0))
+    v = build_view(Situation(me=0, names=NAMES, match=classic))
+    assert "Ann (you) 23 · 1 hand won" in texts(header_rows(v, 80))
+

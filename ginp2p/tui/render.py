@@ -156,7 +156,7 @@ def _clock(seconds: float) -> str:
 
 
 def header_rows(v: TableView, width: int) -> list[Row]:
-    """Names, scores, hands won, the preset, the connection."""
+    """Names, scores and what they mean (hands won), the preset, the connection."""
     game = f" ginp2p · {v.preset}, {v.goal}" if v.preset else " ginp2p"
     if v.hand_no:
         game += f" · hand {v.hand_no}"
@@ -165,8 +165,8 @@ def header_rows(v: TableView, width: int) -> list[Row]:
         link += f" · {v.latency * 1000:.0f} ms"
     style = "class:dim" if v.link == "connected" else "class:warn"
     top = _spread([("class:title", game)], [(style, link + " ")], width)
-    me = f" {v.names[0]} (you) {v.scores[0]} · {_plural(v.hands_won[0], 'hand')} won"
-    them = f"{v.names[1]} {v.scores[1]} · {_plural(v.hands_won[1], 'hand')} won "
+    me = f" {v.names[0]} (you) {v.scores[0]} · {v.standings[0]}"
+    them = f"{v.names[1]} {v.scores[1]} · {v.standings[1]} "
     return [top, _spread([("class:title", me)], [("class:title", them)], width),
             [("class:dim", "─" * width)]]  # fmt: skip
 

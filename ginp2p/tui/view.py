@@ -21,7 +21,7 @@ from ..match import MatchEnd, MatchState
 from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
-from ..words import action_words, ending, goal_words, match_end_words, no_score
+from ..words import action_words, count, ending, goal_words, match_end_words, no_score
 
 __all__ = [
     "Draft",
@@ -45,6 +45,7 @@ __all__ = [
     "match_summary",
     "meld_order",
     "sort_hand",
+    "standing",
 ]
 
 
@@ -112,6 +113,9 @@ class TableView:
     names: tuple[str, str]  # (me, opponent)
     scores: tuple[int, int]  # (me, opponent)
     hands_won: tuple[int, int]
+    #: What each score means, after it in the header: "2 hands won", or where a player
+    #: is out over a limit, "77 to the limit" (me, opponent).
+    standings: tuple[str, str]
     preset: str
     goal: str  # "game to 100", or rumino's "out over 100" ("" before the rules are known)
     hand_no: int
@@ -270,6 +274,15 @@ def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption], b
     return tuple(keys)
 
 
+def standing(rules: RuleSet | None, score: int, won: int) -> str:
+    """What a player's score means: the hands won where the first to a target wins, the
+    room left where a score over the target puts the player out (rumino)."""
+    if rules is not None and rules.match_end == "bust":
+        room = rules.game_target - score
+        return f"{room} to the limit" if room >= 0 else f"{-room} over the limit"
+    return f"{count(won, 'hand')} won"
+
+
 def build_view(s: Situation) -> TableView:
     """The table for ``s.me``: grouped hand, deadwood, knock options, whose turn."""
     me, opp = s.me, s.opponent
@@ -307,6 +320,7 @@ def build_view(s: Situation) -> TableView:
         names=(s.names[me], s.names[opp]),
         scores=scores,
         hands_won=won,
+        standings=(standing(rules, scores[0], won[0]), standing(rules, scores[1], won[1])),
         preset=rules.name if rules is not None else "",
         goal=goal_words(rules) if rules is not None else "",
         hand_no=m.hand_no if m is not None else 0,
