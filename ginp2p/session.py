@@ -451,7 +451,10 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if verb == "gin":
         if card is None:
             return pick(lambda a: a.kind == "big_gin", "gin with which discard? (gin 7h)")
-        return pick(lambda a: a.kind == "gin" and a.discard == card,  # type: ignore[union-attr]
+        from .tui.view import knock_options
+
+        gins = [k.action for k in knock_options(view, legal)[0] if k.gin]  # the wall's too
+        return pick(lambda a: a in gins and a.discard == card,  # type: ignore[union-attr]
                     f"discarding {card.pretty()} does not leave a gin hand")  # fmt: skip
     if card is None:
         raise CommandError("rumino with which discard? (rumino 7h)")

@@ -19,7 +19,7 @@ __all__ = ["END_WORDS", "MATCH_ENDS", "action_words", "count", "ending", "for_sc
 END_WORDS = {
     HandEnd.STOCK_VOID: "the stock ran out (no score)",
     HandEnd.STOCK_COUNT: "the stock ran out and both counted",
-    HandEnd.WALL_PASS: "passed at the wall",
+    HandEnd.WALL_PASS: "passed at the wall (no score)",
     HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
     HandEnd.MAX_DISCARD_DRAWS: "too many draws from the pile (no score)",
     HandEnd.RUMINO: "rumino",
@@ -88,6 +88,8 @@ def action_words(action: Action, who: str, card: Card | None = None, *, past: bo
 def ending(r: HandResult, who: Callable[[int], str]) -> str:
     """How the hand ended: "Ann knocked, undercut by Bob", "the stock ran out ...";
     ``who`` names a player (a name, or "you")."""
+    if r.end is HandEnd.WALL_PASS and r.passed is not None:
+        return f"{who(r.passed)} {END_WORDS[r.end]}"
     if r.knocker is None or r.end not in _KNOCKS:
         return END_WORDS.get(r.end, str(r.end))
     verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"

@@ -1096,3 +1096,79 @@ def test_where_going_over_a_limit_puts_a_player_out_the_header_shows_the_room_le
     v = build_view(Situation(me=0, names=NAMES, match=classic))
     assert "Ann (you) 23 · 1 hand won" in texts(header_rows(v, 80))
 
+
+# ------------------------------------------------------------------------ the wall (openspiel)
+
+
+def at_the_wall(holding: str, upcard: str) -> HandState:
+    """An openspiel hand run down to the wall: both players draw from the stock and throw
+    the card back until 2 are left; the dealer (Bot, seat 1) is at the wall with
+    ``holding``, and the last card thrown (``upcard``) is the pile's top."""
+    from ginp2p.cards import deck
+
+    rules = get_preset("openspiel")
+    other = "7S 8S TS QS 3D 5D 7D 9C TC KH"
+    used = {*cs(holding), *cs(other), c("6S"), c(upcard)}
+    filler = [x.code for x in deck(52) if x not in used]
+    stock = " ".join([*filler[: rules.stock_size - 3], upcard])
+    h = play(deal(rules, other, holding, "6S", stock), engine.PassUpcard(),
+             engine.PassUpcard())  # fmt: skip
+    while h.phase in (Phase.DRAW, Phase.FIRST_UPCARD):
+        h = engine.apply(h, DrawStock())
+        h = engine.apply(h, engine.Discard(h.knowledge.card_at(h.hands[h.to_move][-1])))
+    assert h.phase is Phase.WALL and h.to_move == 1 and h.upcard == c(upcard)
+    return h
+
+
+def test_at_the_wall_the_table_offers_only_what_the_rules_allow(pipe: Any) -> None:
+    """At openspiel's wall a knock is offered only where the upcard makes one (never with
+    26 deadwood), a gin with g, and the hint row starts with what it offers."""
+    stuck = at_the_wall("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH")  # 26 deadwood at best
+    v = build_view(Situation(me=1, names=NAMES, hand=stuck.view(1), my_turn=True))
+    assert [a.kind for a in engine.legal_actions(stuck.view(1))] == ["wall_pass"]
+    assert v.turn == "the wall: no knock using the upcard J♥: pass (p)"
+    assert v.deadwood == 26 and ("k", "knock") not in v.keys and ("p", "pass") in v.keys
+    shown = texts(table_rows(v, ASCII, 80, v.hand[0]))
+    assert "k:" not in shown and "knocks" not in shown and "(k)" not in shown
+    knock = at_the_wall("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC")  # 2 discarding K♠
+    kv = build_view(Situation(me=1, names=NAMES, hand=knock.view(1), my_turn=True))
+    assert kv.knocks and not any(k.gin for k in kv.knocks)
+    assert kv.turn == "the wall: knock (k) using the upcard K♣, or pass (p)"
+    assert ("k", "knock") in kv.keys and ("g", "gin") not in kv.keys
+    hint = next(line for line in texts(table_rows(kv, ASCII, 80, kv.hand[0])).splitlines()
+                if "knock discarding" in line)  # fmt: skip
+    assert hint.strip().startswith("k: knock discarding"), hint
+    gin = at_the_wall("7H 8H 9H 4S 4D 4C 5C 6C 7C KS", "TH")
+    gv = build_view(Situation(me=1, names=NAMES, hand=gin.view(1), my_turn=True))
+    assert gv.turn == "the wall: knock (k) or go gin (g) using the upcard 10♥, or pass (p)"
+    assert ("g", "gin") in gv.keys and ("k", "knock") in gv.keys
+    rows = texts(table_rows(gv, ASCII, 80, c("4S"))).splitlines()
+    assert any(line.strip().startswith("g: GIN discarding KS") for line in rows), rows
+    from ginp2p.session import parse_command  # the line mode's `gin CARD` at the wall
+
+    typed = parse_command("gin ks", FakeSession(gin, me=1).proto)
+    assert isinstance(typed, Act) and isinstance(typed.action, engine.WallKnock)
+    s = FakeSession(stuck, me=1)
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("\r")  # Enter: no discard at the wall, and no knock to offer
+        assert player.message[1] == "no discard at the wall: no knock using the upcard J♥: " \
+            "pass (p)"  # fmt: skip
+        await send("p")
+        assert s.submitted == [Act(engine.WallPass())]
+
+    run_table(pipe, s, script)
+
+
+def test_a_pass_at_the_wall_names_who_passed() -> None:
+    """One pass at the wall ends the hand unscored: the ending says whose pass it was."""
+    h = at_the_wall("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH")
+    r = engine.apply(h, engine.WallPass()).result
+    assert r is not None and not r.scored
+    assert log_line(HandScored(4, r, (0, 0)), 0, NAMES) == \
+        "hand 4: Bot passed at the wall (no score) · Ann 0, Bot 0"  # fmt: skip
+    assert hand_summary(4, r, (0, 0), 1, NAMES, get_preset("openspiel")).headline == \
+        "hand 4: you passed at the wall (no score)"  # fmt: skip
+    from ginp2p.words import result_words
+
+    assert result_words(r, NAMES) == "Bot passed at the wall (no score)"

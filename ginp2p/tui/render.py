@@ -291,22 +291,23 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
             row += [("", "Enter discards "), (look.card_class(selected), look.name(selected))]
             if after is not None:
                 row.append(("", f" (deadwood {after})"))
+        sep = " · " if len(row) > 1 else ""  # at the wall nothing comes before it
         if v.rumino is not None:
-            row += [("class:turn", " · g: RUMINO discarding "),
+            row += [("class:turn", f"{sep}g: RUMINO discarding "),
                     *_cards(look, [v.rumino.discard]),
                     ("class:turn", " (wins the match)")]  # fmt: skip
         elif gins:
-            row += [("class:turn", " · g: GIN discarding "), *_cards(look, [gins[0].discard])]
+            row += [("class:turn", f"{sep}g: GIN discarding "), *_cards(look, [gins[0].discard])]
         elif v.big_gin is not None:
-            row.append(("class:turn", " · g: BIG GIN"))
+            row.append(("class:turn", f"{sep}g: BIG GIN"))
         elif selected in knocks:
-            row.append(("class:turn", " · k knocks with it"))
+            row.append(("class:turn", f"{sep}k knocks with it"))
         elif knocks:
             best = min(knocks.values(), key=lambda k: k.deadwood)
-            row += [("class:turn", " · k: knock discarding "), *_cards(look, [best.discard]),
+            row += [("class:turn", f"{sep}k: knock discarding "), *_cards(look, [best.discard]),
                     ("class:turn", f" ({best.deadwood})")]  # fmt: skip
         elif v.phase == "discard":
-            row.append(("class:dim", " · no knock yet"))
+            row.append(("class:dim", f"{sep}no knock yet"))
     elif v.phase == "draw" and v.knocks:
         row.append(("class:turn", f"k: knock now ({v.knocks[0].deadwood})"))
         if v.knocks[0].deadwood == 0:  # rumino: a knock scores 0, a gin after the draw -10

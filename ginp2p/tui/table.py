@@ -735,8 +735,9 @@ class TablePlayer:
         return view.phase if view is not None else None
 
     def discard(self) -> None:
-        if self._phase() is Phase.WALL:
-            self.message = ("class:error", "at the wall: k knocks with the chosen card, p passes")
+        v = self.view()
+        if v is not None and v.phase == "wall" and v.my_turn:  # what the wall allows instead
+            self.message = ("class:error", f"no discard at {v.turn}")
             return
         if self.selected is None:
             self.message = ("class:error", "no card chosen (←/→)")

@@ -207,7 +207,8 @@ def knock_options(hand: HandState, legal: Sequence[Action]
 # ------------------------------------------------------------------------ the view
 
 
-def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None) -> str:
+def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None,
+               knocks: Sequence[KnockOption]) -> str:  # fmt: skip
     opp = s.names[s.opponent]
     m = s.match
     if m is not None and m.over:
@@ -229,8 +230,12 @@ def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None) -> str
             return f"your turn: draw from the stock (s) or take {up} from the pile (d)"
         if phase is Phase.DISCARD:
             return "your turn: choose a card with ←/→ and discard it (Enter)"
-        if phase is Phase.WALL:
-            return f"the wall: knock using the upcard {up} (k) or pass (p)"
+        if phase is Phase.WALL:  # k and g only where the engine lists such a knock
+            ways = [w for w, yes in (("knock (k)", any(not k.gin for k in knocks)),
+                                     ("go gin (g)", any(k.gin for k in knocks))) if yes]
+            if not ways:
+                return f"the wall: no knock using the upcard {up}: pass (p)"
+            return f"the wall: {' or '.join(ways)} using the upcard {up}, or pass (p)"
         if phase is Phase.SHOW:
             return "your showdown: lay out your melds (Enter accepts the proposal)"
     if hand.to_move == s.me:
@@ -265,7 +270,10 @@ def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption], b
             elif any(k.gin for k in knocks) or big is not None:
                 keys.append(("g", "gin"))
         elif phase is Phase.WALL:
-            keys += [("←→", "card"), ("k", "knock"), ("p", "pass")]
+            keys += [("←→", "card")] if knocks else []
+            keys += [("k", "knock")] if any(not k.gin for k in knocks) else []
+            keys += [("g", "gin")] if any(k.gin for k in knocks) else []
+            keys.append(("p", "pass"))
         elif phase is Phase.SHOW:
             keys += [("Enter", "accept"), ("e", "change")]
     if s.claimable:
@@ -336,7 +344,7 @@ def build_view(s: Situation) -> TableView:
         big_gin=big,
         phase=str(hand.phase) if hand is not None else "",
         my_turn=s.my_turn,
-        turn=_turn_line(s, hand, upcard),
+        turn=_turn_line(s, hand, upcard, knocks),
         waiting=(f"waiting for {s.names[opp]}: {s.owed}" if s.owed else None),
         waited=s.waited,
         claim_timeout=s.claim_timeout,
