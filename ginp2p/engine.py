@@ -279,9 +279,9 @@ class HandResult:
     declarations: tuple[Declaration | None, Declaration | None] = (None, None)
     gin: bool = False
     undercut: bool = False
-    #: Who passed at the wall, ending the hand unscored (None for any other end): the
-    #: result says who ended it, as a knocker's does.
-    passed: int | None = None
+    #: Who ended the hand other than by a knock: who passed at the wall or resigned
+    #: (None for any other end), so that the words can name them, as they name a knocker.
+    ended_by: int | None = None
 
     @property
     def scored(self) -> bool:
@@ -919,8 +919,9 @@ def _score(state: HandState, end: HandEnd, resigner: int | None) -> HandResult:
         HandEnd.RUMINO,
     ):
         # Resign and rumino decide the match, not the hand's score.
-        passed = state.to_move if end is HandEnd.WALL_PASS else None
-        return HandResult(end, k, (0, 0), (0, 0), decls, passed=passed)
+        by = resigner if end is HandEnd.RESIGN else \
+            state.to_move if end is HandEnd.WALL_PASS else None
+        return HandResult(end, k, (0, 0), (0, 0), decls, ended_by=by)
     d0, d1 = decls
     assert d0 is not None and d1 is not None
     dw = (d0.deadwood, d1.deadwood)

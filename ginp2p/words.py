@@ -85,11 +85,15 @@ def action_words(action: Action, who: str, card: Card | None = None, *, past: bo
     return text + (f", discarding {pretty(discard)}" if discard is not None else "")
 
 
+#: Ends that one player chose, after their name.
+_ENDED_BY = {HandEnd.WALL_PASS: END_WORDS[HandEnd.WALL_PASS], HandEnd.RESIGN: "resigned"}
+
+
 def ending(r: HandResult, who: Callable[[int], str]) -> str:
     """How the hand ended: "Ann knocked, undercut by Bob", "the stock ran out ...";
     ``who`` names a player (a name, or "you")."""
-    if r.end is HandEnd.WALL_PASS and r.passed is not None:
-        return f"{who(r.passed)} {END_WORDS[r.end]}"
+    if r.ended_by is not None and r.end in _ENDED_BY:
+        return f"{who(r.ended_by)} {_ENDED_BY[r.end]}"
     if r.knocker is None or r.end not in _KNOCKS:
         return END_WORDS.get(r.end, str(r.end))
     verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"

@@ -1172,3 +1172,7 @@ def test_a_pass_at_the_wall_names_who_passed() -> None:
     from ginp2p.words import result_words
 
     assert result_words(r, NAMES) == "Bot passed at the wall (no score)"
+    # a resignation names who resigned too, whoever's turn it was
+    gave_up = engine.apply(h, engine.Resign(1 - h.to_move)).result
+    assert gave_up is not None
+    assert result_words(gave_up, NAMES) == f"{NAMES[1 - h.to_move]} resigned; no score"
