@@ -653,12 +653,19 @@ class LinePlayer:
     def interrupted(self, session: Session) -> bool:
         """Ctrl-C at the prompt: ask first, as the table does, since one stray key must
         not end a live game; a second Ctrl-C at the question leaves (a way out that
-        needs no reading). Once the match is over nothing is lost: leave at once.
-        True if it left."""
-        p = session.proto
-        over = session.result is not None or session.finishing is not None or p.finished
-        if self.asking or over:
+        needs no reading). True if it left."""
+        if self.asking:
             self.asking = False
+            session.submit(QuitCmd())
+            return True
+        return self._ask_leave(session)
+
+    def _ask_leave(self, session: Session) -> bool:
+        """Ask "leave the game?" (Ctrl-C, and `quit` at a terminal, as the table's
+        `:quit` does); once the match is over nothing is lost: leave at once. True if it
+        left."""
+        p = session.proto
+        if session.result is not None or session.finishing is not None or p.finished:
             session.submit(QuitCmd())
             return True
         self.asking = True
@@ -726,6 +733,8 @@ class LinePlayer:
                             "type `resign yes` to resign")  # fmt: skip
                 return None
             cmd = ResignCmd(" ".join(words[2:]))
+        if isinstance(cmd, QuitCmd) and self._at_terminal():  # a pipe never waits for y
+            return cmd if self._ask_leave(session) else None
         if cmd == "help":
             session.say(help_text(session.proto.table.rules, self._at_terminal()))
         elif cmd == "look":

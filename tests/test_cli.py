@@ -132,6 +132,8 @@ def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
         child.expect("paired with the host")
         child.expect("your cards")
         child.sendline("quit")
+        child.expect_exact("leave? y/n>")  # asked first, at a terminal
+        child.sendline("y")
         child.expect(pexpect.EOF)
     finally:
         child.close()
@@ -191,16 +193,44 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     assert_same_and_clean(games[0], theirs[0])
 
 
-def test_quit_at_the_prompt_leaves_no_prompt_behind(tmp_path: Path) -> None:
+def test_quit_at_the_prompt_asks_first_and_leaves_no_prompt_behind(tmp_path: Path) -> None:
+    """As the table's `:quit` and Ctrl-C do: `quit` asks before leaving a live game; n
+    stays, y leaves, saved, exit 0."""
     child = _plain_play(tmp_path)
     try:
         child.sendline("quit")
-        child.expect("quit")  # the echo
+        child.expect_exact(ASKED)
+        child.expect_exact("leave? y/n>")
+        child.sendline("n")
+        child.expect_exact("you stay in the game")
+        child.expect("ginp2p>")
+        child.sendline("quit")
+        child.expect_exact(ASKED)
+        child.sendline("y")
+        child.expect_exact("leave? y/n> y")  # the echo
         before = _left(child)
-        assert "ginp2p>" not in before, "no prompt for a line that cannot come"
+        assert "ginp2p>" not in before and "leave?" not in before, \
+            "no prompt for a line that cannot come"  # fmt: skip
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_quit_from_a_pipe_leaves_at_once(tmp_path: Path) -> None:
+    """A script cannot answer a question: `quit` from a pipe leaves without asking, even
+    while the pipe stays open."""
+    me = Peer(tmp_path, ["play", "--plain", *SHORT, "--linger", "1"], name="scripted",
+              stdin=subprocess.PIPE)  # fmt: skip
+    me.wait_for(r"your move: ")
+    assert me.proc.stdin is not None
+    me.proc.stdin.write(b"quit\n")
+    me.proc.stdin.flush()
+    try:
+        assert me.wait() == 0, me.output
+    finally:
+        me.proc.stdin.close()
+    assert "left the game; resume it with: ginp2p resume" in me.output
+    assert "leave the game?" not in me.output
 
 
 def _plain_play(home: Path) -> Any:
