@@ -701,7 +701,7 @@ class LinePlayer:
         while (line := await lines.get()) is not None:
             words = line.split()
             if words:  # a script's lines wait for the table they were written for
-                await _settled(session, move=words[0].lower() in MOVE_VERBS)
+                await _settled(session, words[0].lower())
             self._line(session, line)
         session.submit(QuitCmd())
 
@@ -711,12 +711,16 @@ class LinePlayer:
             return self._answer_leave(session, line)
         if not line.strip():
             return None
+        answer = line.strip().lower()
         if session.rules_pending is not None:
-            answer = line.strip().lower()
-            if answer in ("yes", "y", "no", "n"):
+            if answer in RULES_ANSWERS:
                 session.submit(RulesCmd(answer.startswith("y")))
             else:
                 session.say("? type yes to play by the host's rules, or no to leave")
+            return None
+        if answer in RULES_ANSWERS and session.rules_due:  # typed before they were shown
+            session.say("? the host's rules have not come yet: answer yes or no once they "
+                        "are shown")  # fmt: skip
             return None
         try:
             cmd = parse_command(line, session.proto)
@@ -761,17 +765,25 @@ def leave_question(session: Session, terse: bool = False) -> str:
 DECISIONS = ("a move", "a show", OWED_HOST_HELLO, OWED_GUEST_HELLO)
 """What the other player owes that is theirs to decide (the rest the program does)."""
 
+RULES_ANSWERS = ("yes", "y", "no", "n")
+"""The guest's answers to the host's rules."""
 
-async def _settled(session: Session, move: bool) -> None:
-    """Until the table is settled for a script's next line: every command sent is done
-    and nothing automatic is pending (a stock card's key, a shuffle step); for a move,
-    until it is this player's move. Or until the match is over. A script's line is then
-    judged against the table it was written for."""
+
+async def _settled(session: Session, verb: str) -> None:
+    """Until the table is settled for a script's line that begins with ``verb``: every
+    command sent is done and nothing automatic is pending (a stock card's key, a shuffle
+    step); for a move, until it is this player's move; for a yes or no, until the host's
+    rules are asked, if they are still to come (a script cannot wait to read them). Or
+    until the match is over. A script's line is then judged against the table it was
+    written for."""
     p = session.proto
+    move = verb in MOVE_VERBS
 
     def ready() -> bool:
         if session.result is not None or session.finishing is not None or p.finished:
             return True
+        if verb in RULES_ANSWERS and session.rules_due:
+            return False
         if session.busy:
             return False
         if p.my_turn or move:
@@ -1119,6 +1131,12 @@ class Session:
     def begun(self) -> bool:
         """Our hello is stored: from then on, leaving keeps the game for a resume."""
         return self.proto.log.hello(self.proto.me) is not None
+
+    @property
+    def rules_due(self) -> bool:
+        """A guest before the host's rules: neither asked about them nor begun (the
+        rules may yet be accepted unasked, with ``--yes``)."""
+        return self.proto.me == GUEST and not self.begun and not self._rules_asked
 
     def away_words(self, terse: bool = False) -> str:
         """What leaving a live game risks: a quit is no pause for the claim clock."""

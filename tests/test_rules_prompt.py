@@ -97,6 +97,50 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
         h.kill()
 
 
+@pytest.mark.parametrize("answer", ["no", "yes"])
+def test_a_scripts_answer_sent_before_the_rules_come_answers_them(
+        answer: str, tmp_path: Path) -> None:  # fmt: skip
+    """A script cannot wait to read the rules: its `yes` or `no`, piped in at once, waits
+    for the question and answers it (it used to be an unknown command)."""
+    h = host(tmp_path / "h", "--preset", "hoyle")
+    g = _human_guest(tmp_path / "g", h.join_string(), answer)
+    try:
+        assert g.stdin is not None
+        g.stdin.write(f"{answer}\n")
+        g.stdin.flush()
+        seen = _read_until(g, "play by these rules?")
+        assert "unknown command" not in seen, seen
+        if answer == "no":
+            seen += g.communicate(timeout=60)[0]
+            assert g.returncode == 1, seen
+            assert "you declined the host's rules (hoyle)" in seen
+        else:
+            seen += _read_until(g, "your cards:")
+            seen += g.communicate("quit\n", timeout=60)[0]
+            assert g.returncode == 0, seen
+            assert "left the game; resume it with: ginp2p resume" in seen
+        assert "unknown command" not in seen and "\n? " not in seen, "no line refused"
+        assert seen.index("the host's rules: hoyle") < seen.index("play by these rules?")
+    finally:
+        if g.poll() is None:
+            g.kill()
+        h.kill()
+
+
+def test_a_yes_typed_before_the_rules_come_is_told_to_wait_for_them() -> None:
+    """At a terminal the person reads the rules before answering: a `yes` typed before
+    they came is not taken, and says why."""
+    from types import SimpleNamespace
+
+    from ginp2p.session import LinePlayer
+
+    said: list[str] = []
+    session = SimpleNamespace(rules_pending=None, rules_due=True, say=said.append)
+    assert LinePlayer()._line(session, "yes") is None  # type: ignore[arg-type]
+    assert said == ["? the host's rules have not come yet: answer yes or no once they are "
+                    "shown"]  # fmt: skip
+
+
 def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> None:
     h = host(tmp_path / "h")
     g = _human_guest(tmp_path / "g", h.join_string(), "")
