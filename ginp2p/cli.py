@@ -373,6 +373,12 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         expect = None
     else:
         host, port, key = _find_address(args, bot)
+        if getattr(args, "parent_pid", None) is None and _log_dir(args).is_dir():
+            from .session import drop_never_begun
+
+            for gone in drop_never_begun(_log_dir(args), key_to_text(key)):
+                print(f"{gone} never began (you had not said yes to this host's rules), "
+                      "so it is removed")  # fmt: skip
         # a game with a host forgotten since waits for pairing again, which this join
         # does: pointing at `resume` would only send the player round in a circle
         if getattr(args, "parent_pid", None) is None and not getattr(args, "new", False) \

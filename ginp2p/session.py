@@ -2342,6 +2342,56 @@ def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | 
     return None
 
 
+def drop_never_begun(directory: Path, host_key: str) -> list[Path]:
+    """Remove this guest's files of games with the host of ``host_key`` that never began
+    and hold nothing but the host's hello (and no secret), as a quit at the rules
+    question does: a `join` typed again asks the rules afresh, so such files would only
+    pile up. A file open in another process (a `join` still at the question) is left
+    alone. The logs removed."""
+    removed = []
+    for path in sorted(directory.glob("*.ginlog")):
+        try:
+            side = PeerFile.load(peer_path(path))
+        except ValueError:
+            continue
+        if side.role != "guest" or side.peer_key != host_key:
+            continue
+        records = _host_hello_alone(path)
+        if records is None:
+            continue
+        try:
+            logfile = LogFile.open(path)  # locked: no process plays it meanwhile
+        except (OSError, FileError):
+            continue
+        with logfile:
+            if list(logfile.records) != records:
+                continue
+            try:
+                path.unlink()
+            except OSError:
+                continue
+            for leftover in (secrets_path(path), peer_path(path)):
+                with contextlib.suppress(OSError):
+                    leftover.unlink()
+        removed.append(path)
+    return removed
+
+
+def _host_hello_alone(path: Path) -> list[bytes] | None:
+    """The records of a guest's log that holds at most the host's hello, whole, and whose
+    secrets hold nothing; else None."""
+    try:
+        records, torn = read_records(path)
+        secret = secrets_path(path)
+        secrets = read_records(secret, SecretsFile.MAGIC)[0] if secret.exists() else []
+    except (OSError, FileError):
+        return None
+    log, _ = Log.from_records(records)
+    if torn is not None or secrets or len(set(records)) > 1 or log.hello(GUEST) is not None:
+        return None
+    return records
+
+
 _WHEN = "%Y-%m-%d %H:%M"
 
 
@@ -2359,7 +2409,8 @@ def _local_time(created: str) -> str:
 
 
 def list_games(directory: Path) -> list[GameInfo]:
-    """Every game in ``directory`` (newest first): date, opponent, preset, result.
+    """Every game in ``directory`` (newest first): date, opponent, preset, result. A
+    guest's file that never began (:func:`rules_accepted`) is no game.
 
     Each log is read through the audit (read-only, no lock): a few tens of ms a game.
     """
@@ -2371,6 +2422,8 @@ def list_games(directory: Path) -> list[GameInfo]:
             side: PeerFile | None = PeerFile.load(peer_path(path))
         except ValueError:
             side = None
+        if side is not None and side.role == "guest" and not rules_accepted(path):
+            continue  # no game: the guest never said yes (`join` to that host removes it)
         me = side.me if side is not None else HOST
         opponent, preset, result = "?", "?", "not started"
         try:

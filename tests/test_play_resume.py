@@ -180,16 +180,17 @@ def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
 
 
 def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: Path) -> None:
-    """A guest killed at the rules question (its terminal closed) leaves the host's hello
-    alone in its file: it never said yes, so no game began. `join` to that host goes
-    ahead instead of being turned to `resume` (an older game the guest did say yes to is
-    still offered), and `resume` of that file says to join again."""
+    """A guest killed at the rules question leaves the host's hello alone in its file: it
+    never said yes, so no game began. `games` does not list it; `resume` of that file
+    says to join again; `join` to that host removes it (not one of another host, nor one
+    open in another process) and goes ahead instead of being turned to `resume` (an older
+    game the guest did say yes to is still offered, and kept)."""
     from ginp2p import peers
     from ginp2p.discovery import format_join
     from ginp2p.gamefiles import PeerFile, peer_path
     from ginp2p.identity import key_to_text
     from ginp2p.log import Entry
-    from ginp2p.logfile import read_records
+    from ginp2p.logfile import LogFile, read_records
 
     from .helpers import write
 
@@ -215,17 +216,30 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: 
            in again.stderr  # fmt: skip
     assert left.read_bytes() == before
     listed = _ginp2p(tmp_path, "games").stdout
-    assert "not started" in listed and "unfinished" not in listed
+    assert listed == f"no games in {tmp_path / 'games'}\n", listed
 
+    other = guest_file("20250103-120000-guest.ginlog", 1)  # of another host
+    other_key = key_to_text(Entry.from_wire(records[1]).body.key)  # the guest's: another
+    PeerFile("guest", "Gus", peer_key=other_key).save(peer_path(other))
+    with LogFile.open(left):  # still at the question in another process: kept
+        joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+    assert "never began" not in joined.stdout and left.read_bytes() == before
     joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+    assert f"{left} never began (you had not said yes to this host's rules), so it is " \
+           "removed" in joined.stdout  # fmt: skip
     assert "unfinished" not in joined.stdout + joined.stderr
     assert f"joining 127.0.0.1:{port}" in joined.stdout  # on to the host (not running)
+    assert sorted(p.name for p in (tmp_path / "games").iterdir()) == \
+        [other.name, peer_path(other).name], "its .peer went with it, the other host's stays"
 
     said_yes = guest_file("20250101-120000-guest.ginlog", 2)  # older, and begun
+    listed = _ginp2p(tmp_path, "games").stdout
+    assert str(said_yes) in listed and str(other) not in listed, listed
     joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert joined.returncode == 1, joined.stdout + joined.stderr
     assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
            f"{said_yes}`" in joined.stderr  # fmt: skip
+    assert "never began" not in joined.stdout and said_yes.exists()
 
 
 def _free_port() -> int:

@@ -168,9 +168,10 @@ def _ginp2p(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path) -> None:
-    """Killed there (or its terminal closed), the guest never said yes: its file holds the
-    host's hello alone, and no game began. `resume` of it says to join again, and `join`
-    to that host goes to the rules question again, not to `resume`."""
+    """Killed there, the guest never said yes: its file holds the host's hello alone, and
+    no game began. `resume` of it says to join again, and `join` to that host goes to the
+    rules question again, not to `resume`, and removes that file, which `games` never
+    listed: nothing was played in it."""
     h = host(tmp_path / "h", "--preset", "hoyle")
     join = h.join_string()
     g = _human_guest(tmp_path / "g", join, "")
@@ -186,16 +187,20 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path
         assert resumed.returncode == 1, resumed.stdout + resumed.stderr
         assert f"{left} never began: you had not said yes to the host's rules" in resumed.stderr
         assert f"to play this host, join it again: ginp2p join {join}" in resumed.stderr
+        assert left.read_bytes() == before, "resume leaves it as it was"
+        listed = _ginp2p(tmp_path / "g", "games")
+        assert listed.returncode == 0 and "no games in" in listed.stdout, listed.stdout
 
         again = _human_guest(tmp_path / "g", join, "", code=None)  # paired: no code
         shown = _read_until(again, "play by these rules?")
+        assert f"{left} never began (you had not said yes to this host's rules), so it is " \
+               "removed" in shown  # fmt: skip
         assert "unfinished" not in shown and "hoyle" in shown
         rest = again.communicate("no\n", timeout=60)[0]
         assert again.returncode == 1, rest
         assert "you declined the host's rules (hoyle)" in rest
         assert h.wait() != 0
-        assert left.read_bytes() == before, "the old file is left as it was"
-        assert sorted((tmp_path / "g" / "games").glob("*.ginlog")) == [left]
+        assert not list((tmp_path / "g" / "games").glob("*")), "no files left behind"
     finally:
         for proc in (g, again):
             if proc is not None and proc.poll() is None:
