@@ -30,7 +30,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -477,7 +477,7 @@ class Player(Protocol):
     change (a bot answers at once), ``event`` for what happened, and runs ``run`` as a
     task for the whole game (a person's input). ``keys_ctrl_c``: a prompt_toolkit
     screen reads Ctrl-C as a key of its own (it asks first), so the session does not
-    catch the signal."""
+    catch the signal (the line prompt catches it itself, between two prompts)."""
 
     verbose: bool
 
@@ -636,19 +636,36 @@ class LinePlayer:
         from prompt_toolkit.patch_stdout import patch_stdout
 
         ps: PromptSession[str] = PromptSession()
-        with patch_stdout():
+        with patch_stdout(), _sigint_calls(lambda: self._signalled(ps)):
             while True:
                 try:
-                    line = await ps.prompt_async("leave? y/n> " if self.asking else "ginp2p> ")
+                    if self._sigint_due:  # a Ctrl-C came as the last prompt closed
+                        raise KeyboardInterrupt
+                    line = await ps.prompt_async("leave? y/n> " if self.asking else "ginp2p> ",
+                                                 handle_sigint=False)  # fmt: skip
                 except EOFError:  # Ctrl-D: the end of input, as at the end of a pipe
                     session.submit(QuitCmd())
                     return
                 except KeyboardInterrupt:
+                    self._sigint_due = False
                     if self.interrupted(session):
                         return
                     continue
                 if isinstance(self._line(session, line), QuitCmd):
                     return  # no prompt after leaving
+
+    _sigint_due = False  # a Ctrl-C to ask about once the closing prompt's line is done
+
+    def _signalled(self, ps: Any) -> None:
+        """SIGINT for the whole game: a Ctrl-C typed while no prompt reads the keys (a
+        line just entered, the next prompt not yet up) is a signal, and the default
+        ended the process (exit 130) without telling the other player. It is the
+        prompt's own Ctrl-C instead: it asks."""
+        app = ps.app
+        if app.future is not None and not app.future.done():
+            app.exit(exception=KeyboardInterrupt(), style="class:aborting")
+        else:  # the prompt is closing: its line first, then the question
+            self._sigint_due = True
 
     def interrupted(self, session: Session) -> bool:
         """Ctrl-C at the prompt: ask first, as the table does, since one stray key must
@@ -928,6 +945,24 @@ def _catch_stop_signals(submit: Callable[[Command], None], sigint: bool) -> list
             continue
         caught.append(int(sig))
     return caught
+
+
+@contextlib.contextmanager
+def _sigint_calls(callback: Callable[[], None]) -> Iterator[None]:
+    """SIGINT calls ``callback`` on the running loop within the block, where a signal
+    can be caught (not on Windows, nor off the main thread); then the handler before."""
+    loop, before = asyncio.get_running_loop(), signal.getsignal(signal.SIGINT)
+    try:
+        loop.add_signal_handler(signal.SIGINT, callback)
+    except (NotImplementedError, RuntimeError, ValueError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        loop.remove_signal_handler(signal.SIGINT)
+        if before is not None:
+            signal.signal(signal.SIGINT, before)
 
 
 def _die() -> None:

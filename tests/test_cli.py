@@ -302,6 +302,29 @@ def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> No
     assert child.exitstatus == 0
 
 
+def test_ctrl_c_between_two_prompts_asks_as_at_a_prompt(tmp_path: Path) -> None:
+    """A Ctrl-C typed as a line is entered, before the next prompt reads the keys, is a
+    signal: it asks as at the prompt (it used to be lost, or to end the process with 130
+    and no word to the other player), and a y leaves, the computer told of the pause."""
+    import signal
+
+    child = _plain_play(tmp_path)
+    try:
+        for line, answer in (("look", "n"), ("help", "n"), ("look", "y")):
+            child.sendline(line)
+            os.killpg(child.pid, signal.SIGINT)  # as the terminal sends it: at once
+            child.expect_exact(ASKED, timeout=15)
+            child.sendline(answer)
+            if answer == "n":
+                child.expect_exact("you stay in the game")
+        _left(child)
+    finally:
+        child.close()
+    assert child.exitstatus == 0
+    (out,) = (tmp_path / "games" / "computer").glob("*.out")
+    assert "left (left for now; the game can be resumed)" in out.read_text()
+
+
 def test_ctrl_c_at_the_prompt_then_y_leaves_and_the_game_resumes(tmp_path: Path) -> None:
 
     child = _plain_play(tmp_path)
