@@ -260,7 +260,7 @@ commands (cards as 7h, th, 10h, qs, jk):
   say TEXT                 a chat line to the other player
   claim                    the other player stopped answering: claim the match
   resign                   give up the match
-  quit                     leave now; the game is saved (ginp2p resume FILE)
+  quit                     leave (asks first at a terminal); the game is saved
   Ctrl-C                   leave, after asking (y leaves, n stays; Ctrl-C again leaves)
   help                     this list"""
 
