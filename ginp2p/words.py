@@ -117,7 +117,7 @@ MATCH_ENDS = {
     "target": "reached the target",
     "bust": "{} went over the limit",
     "rumino": "rumino",
-    "gin_streak": "gins in a row",
+    "gin_streak": "a gin in every hand from the first",
     "resign": "{} resigned",
     "claim": "{} stopped answering",
     "cheat": "{} cheated",

@@ -174,8 +174,11 @@ def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
     last = r.frame(len(r) - 1, "all")
     assert last.result is None, "the hand is still in play"
     assert sum(c is not None for c in last.seats[HOST].cards) >= 10  # the person's own
-    # of the computer's, at most a card taken from the pile is known
-    assert sum(c is not None for c in last.seats[GUEST].cards) <= 1
+    # of the computer's, only what an onlooker knows too (cards it took from the pile;
+    # "at most one" failed twice under load: the crash point may fall a move later)
+    public = r.frame(len(r) - 1, "public").seats[GUEST].cards
+    assert last.seats[GUEST].cards == public
+    assert sum(c is not None for c in public) <= 2
     assert last.next_stock is None
 
 
