@@ -166,13 +166,17 @@ def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
     from ginp2p.log import GUEST, HOST
     from ginp2p.replay import load
 
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
-    assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
-    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
-    r = load(ours)
-    assert r.secrets[HOST] is not None and r.secrets[GUEST] is not None  # both found
-    last = r.frame(len(r) - 1, "all")
+    for attempt in range(3):  # the deal is random: about one in 40 ends before the crash
+        home = tmp_path / f"try{attempt}"
+        dead = _ginp2p(home, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
+        assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
+        (ours,) = sorted((home / "games").glob("*.ginlog"))
+        r = load(ours)
+        last = r.frame(len(r) - 1, "all")
+        if last.result is None:
+            break  # the computer did not knock at its first turn: hand 1 is in play
     assert last.result is None, "the hand is still in play"
+    assert r.secrets[HOST] is not None and r.secrets[GUEST] is not None  # both found
     assert sum(c is not None for c in last.seats[HOST].cards) >= 10  # the person's own
     # of the computer's, only what an onlooker knows too (cards it took from the pile;
     # "at most one" failed twice under load: the crash point may fall a move later)
