@@ -961,8 +961,9 @@ def test_a_match_end_reads_as_words_wherever_it_is_told() -> None:
     from ginp2p.words import match_end_words
 
     assert [match_end_words(e, "Bob") for e in MatchEnd] == [
-        "reached the target", "Bob went over the limit", "rumino", "a gin in every hand from the first",
-        "Bob resigned", "Bob stopped answering", "Bob cheated"]  # fmt: skip
+        "reached the target", "Bob went over the limit", "rumino",
+        "a gin in every hand from the first", "Bob resigned", "Bob stopped answering",
+        "Bob cheated"]  # fmt: skip
     assert match_end_words("something new") == "something new"
 
 
