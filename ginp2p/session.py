@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from . import __version__, engine, peers
-from .engine import Action, HandState
+from .engine import Action, HandState, Phase
 from .events import LocalProtocolError
 from .gamefiles import PeerFile, drop_reservation, peer_path
 from .identity import Identity, fingerprint, key_to_text
@@ -302,6 +302,8 @@ def _find_card(view: HandState, me: int, text: str) -> Any:
         raise CommandError(str(exc)) from None
     exact = "#" in text or text.endswith(("'", "′"))  # this copy, not any of the name
     cards = [c for c in view.cards(me) if c is not None]
+    if view.phase is Phase.WALL and view.upcard is not None:
+        cards.append(view.upcard)  # a wall knock takes it first, and may discard it
     for c in cards:
         if c == want or (not exact and c.rank == want.rank and c.suit == want.suit):
             return c

@@ -1149,6 +1149,10 @@ def test_at_the_wall_the_table_offers_only_what_the_rules_allow(pipe: Any) -> No
 
     typed = parse_command("gin ks", FakeSession(gin, me=1).proto)
     assert isinstance(typed, Act) and isinstance(typed.action, engine.WallKnock)
+    back = at_the_wall("7H 8H 9H 4S 4D 4C 5C 6C 7C 2D", "KS")  # knock, throwing K♠ back
+    thrown = parse_command("knock ks", FakeSession(back, me=1).proto)  # not "not in hand"
+    assert isinstance(thrown, Act) and thrown.action.kind == "wall_knock"
+    assert thrown.action.discard == c("KS")  # type: ignore[union-attr]
     s = FakeSession(stuck, me=1)
 
     async def script(player: TablePlayer, send: Any) -> None:
