@@ -253,6 +253,7 @@ def _result_json(r: HandResult | None) -> dict[str, Any] | None:
     return {
         "end": str(r.end),
         "knocker": r.knocker,
+        "ended_by": r.ended_by,
         "winner": r.winner,
         "points": list(r.points),
         "gin": r.gin,

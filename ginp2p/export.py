@@ -56,6 +56,7 @@ def _result(r: HandResult, names: Sequence[str]) -> dict[str, Any]:
     return {
         "end": str(r.end),
         "knocker": NAMES[r.knocker] if r.knocker is not None else None,
+        "ended_by": NAMES[r.ended_by] if r.ended_by is not None else None,
         "winner": NAMES[r.winner] if r.winner is not None else None,
         "points": list(r.points),
         "gin": r.gin,
