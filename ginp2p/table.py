@@ -899,7 +899,7 @@ class Table:
         if isinstance(action, DrawStock):
             h.pending_stock = (hs.stock_next, a)
         elif isinstance(action, DrawDiscard | TakeUpcard):  # the pile's top: public
-            card = hs.upcard
+            card = h.known.get(hs.discard_pile[-1])  # (hs's knowledge may predate the deal's)
         elif hasattr(action, "card"):
             card = action.card
         if not isinstance(action, DrawStock) or a != self.viewer:

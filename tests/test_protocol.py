@@ -42,7 +42,7 @@ from ginp2p.protocol import (
     Send,
 )
 from ginp2p.rules import RuleSet, get_preset
-from ginp2p.table import CheatDetected, HandDealt, MatchOver, Table
+from ginp2p.table import CheatDetected, HandDealt, MatchOver, Moved, Table
 
 POOL = ThreadPoolExecutor(2)
 FAULTS = Faults(drop=0.05, duplicate=0.05, reorder=0.3, disconnect=0.01)
@@ -1066,3 +1066,19 @@ def test_a_chat_that_would_rearrange_the_screen_is_shown_defused(dealt: Dealt) -
     assert [e.text for e in heard] == ["gg \ufffdnoisrever\ufffdnew line 👨\u200d👩\u200d👧"]
     (chat,) = [e for e in link.sides[HOST].proto.log.since(x, 0) if e.kind == "chat"]
     assert chat.body.text.startswith("gg \u202e")  # the log holds the words as signed
+
+
+def test_every_card_taken_from_the_pile_is_named_to_both_players() -> None:
+    """The pile's top is public: "Computer took A♦ from the pile" on both sides, the
+    first upcard of a hand too (rumino's non-dealer takes it as its first move, when
+    the hand's knowledge was still the deal's and the fold once named no card)."""
+    from .helpers import play_match
+
+    m = play_match(get_preset("rumino").with_(game_target=30), 1)
+    for side in (m.host, m.guest):
+        taken = [e for e in side.events
+                 if isinstance(e, Moved) and e.action.kind in ("draw_discard", "take_upcard")]
+        assert taken and all(e.card is not None for e in taken)
+        firsts = [e for i, e in enumerate(side.events) if e in taken
+                  and isinstance(side.events[i - 1], HandDealt)]  # fmt: skip
+        assert firsts, "the seed takes a first upcard"

@@ -614,7 +614,7 @@ def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
         await send("k")
         proposal = player.draft
         keys = fragment_list_to_text(player.keys_line(80))
-        assert proposal is not None and "e lay them yourself" in keys and "Esc no knock" in keys
+        assert proposal is not None and "e lay them yourself" in keys and "Esc cancel" in keys
         await send("e")
         assert player.draft is not None and player.draft.editing
         await send("\x1b")

@@ -444,7 +444,7 @@ class TablePlayer:
         elif self.draft is not None:  # the proposal
             pairs = [("Enter", "send"), ("e", "lay them yourself")]
             if self.draft.kind != "show":
-                pairs.append(("Esc", "no knock"))
+                pairs.append(("Esc", "cancel"))
         else:
             v = self.view()
             pairs = list(v.keys) if v is not None else [("?", "help")]
