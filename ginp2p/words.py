@@ -142,23 +142,24 @@ def rules_help(rules: RuleSet, width: int = 78) -> list[str]:
     deadwood, when a knock is allowed and what is special to these rules. Both consoles'
     help starts with it, so that it tells the game actually played, not classic's."""
     most = rules.max_run_length
-    run = "3 or more" if most is None else "3" if most == 3 else "3 or 4" if most == 4 \
-        else f"3 to {most}"  # fmt: skip
-    melds = (f"Melds: 3 or 4 of one rank{', no two of one suit' * rules.multi_deck}, or {run} "
-             f"in a row of one suit, ace {'low or high' if rules.ace_high else 'low'}")
+    most_words = f" (at most {most} per meld)" if most is not None else ""
+    melds = (f"Melds: 3 or 4 of one rank{', no two of one suit' * rules.multi_deck}, or a run "
+             f"of 3 or more of one suit{most_words}, ace "
+             f"{'low or high' if rules.ace_high else 'low'}")
     if rules.jokers:
         n = rules.jokers_per_meld
-        melds += f"; jokers wild, {n} per meld at most" if n else "; jokers never meld"
+        melds += f"; jokers wild ({n} per meld)" if n else "; jokers never meld"
     values = "pictures 10" if not rules.jokers else "pictures and jokers 10" \
         if rules.joker_value == 10 else f"pictures 10, jokers {rules.joker_value}"  # fmt: skip
-    text = [f"{melds}.", f"Deadwood (cards in no meld): ace 1, {values}."]
+    text = [f"{melds}.", f"Deadwood (unmelded cards): ace 1, {values}."]
+    if rules.multi_deck:
+        text.append("Second copies show ′ (7♥′; type 7h').")
     limit = ("whatever the deadwood" if rules.knock_limit is None  # None: no limit at all
              else f"with deadwood of {rules.knock_limit} or less")  # fmt: skip
     lay = "" if rules.layoffs else "no layoffs"
     if rules.knock_instead_of_draw:
-        text.append(f"Each turn draw a card, then discard one; or, {limit}, knock instead "
-                    f"(no discard{', ' * bool(lay)}{lay}). Gin: after the draw, all but the "
-                    f"discard in melds ({rules.gin_bonus:+d}).")
+        text.append(f"Each turn draw and discard; or, {limit}, knock instead "
+                    f"(no discard{', ' * bool(lay)}{lay}). A gin scores {rules.gin_bonus:+d}.")
     else:
         text.append(f"Each turn draw a card, then discard one. You may knock {limit}"
                     f"{f' ({lay})' * bool(lay)}; with none, go gin.")
@@ -174,10 +175,10 @@ def rules_help(rules: RuleSet, width: int = 78) -> list[str]:
     elif rules.stock_end == "count":
         text.append("When the stock runs out, both count their deadwood.")
     if rules.instant_rumino:
-        streak = f" or a gin in each of the first {rules.gin_streak_wins} hands" * bool(
+        streak = f" or gins in the first {rules.gin_streak_wins} hands" * bool(
             rules.gin_streak_wins)
-        text.append(f"Rumino ({rules.hand_size} of a straight flush or of one rank, after the "
-                    f"draw){streak} wins the match.")
+        text.append(f"Rumino (after the draw, {rules.hand_size} of one rank or straight "
+                    f"flush){streak} win{'' if streak else 's'} the match.")
     return textwrap.wrap(" ".join(text), width)
 
 

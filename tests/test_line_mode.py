@@ -128,8 +128,8 @@ def test_help_tells_the_rules_being_played_and_ctrl_c_only_at_a_terminal(
     LinePlayer(stdin=io.StringIO())._line(piped, "help")  # type: ignore[arg-type]
     assert piped.lines[: len(rules_help(get_preset("rumino")))] == rules_help(get_preset("rumino"))
     text = " ".join(piped.lines)
-    assert "3 or 4 in a row" in text and "knock instead (no discard, no layoffs)" in text
-    assert "3 or more" not in text and "10 or less" not in text and "rumino CARD" in text
+    assert "(at most 4 per meld)" in text and "knock instead (no discard, no layoffs)" in text
+    assert "10 or less" not in text and "rumino CARD" in text
     assert "Ctrl-C" not in text and "quit" in text
 
     class Terminal(io.StringIO):

@@ -997,6 +997,13 @@ def test_the_table_offers_rumino_and_warns_before_a_knock_that_scores_nothing(
     melded = deal(rumino, "9S 9D 9C 4H 5H 6H 7H", "7S 8S 2D KD 2C 3S 6C", "QC", "TH")
     v = build_view(Situation(me=0, names=NAMES, match=None, hand=melded.view(0), my_turn=True))
     assert "k: knock now (0) · or draw and go gin: better" in texts(table_rows(v, ASCII, 80, None))
+    # after the draw rumino has no knock: a low hand knocks next turn, instead of drawing
+    low = play(deal(rumino, "9S 9D 9C 4H 5H 6H 2C", "7S 8S 2D KD 3C 3S 6C", "QC", "TH"),
+               DrawStock())  # fmt: skip
+    lv = build_view(Situation(me=0, names=NAMES, match=None, hand=low.view(0), my_turn=True))
+    keep = texts(table_rows(lv, ASCII, 80, c("TH"), 2))
+    assert "Enter discards TH (deadwood 2) · then k next turn, instead of drawing" in keep
+    assert "no knock yet" not in keep + texts(table_rows(lv, ASCII, 80, c("2C"), 10))
 
 
 # ------------------------------------------------------------------------ rules by preset
@@ -1018,22 +1025,25 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     for name in PRESETS:
         helped(name)
     classic = helped("classic")
-    assert "3 or more in a row of one suit, ace low" in classic
+    assert "a run of 3 or more of one suit, ace low" in classic and "at most" not in classic
     assert "You may knock with deadwood of 10 or less; with none, go gin" in classic
     assert "joker" not in classic and "rumino" not in classic and "wall" not in classic
     rumino = helped("rumino")
     assert "help · rumino" in rumino and "3 or 4 of one rank, no two of one suit" in rumino
-    assert "3 or 4 in a row of one suit, ace low or high" in rumino and "3 or more" not in rumino
-    assert "jokers wild, 1 per meld at most" in rumino
+    assert "a run of 3 or more of one suit (at most 4 per meld), ace low or high" in rumino
+    assert "jokers wild (1 per meld)" in rumino and "Second copies show ′ (7♥′; type 7h')" in rumino
     assert "with deadwood of 7 or less, knock instead (no discard, no layoffs)" in rumino
+    assert "A gin scores -10" in rumino
     assert "10 or less" not in rumino and "over 100 you are out" in rumino
-    assert "Rumino (7 of a straight flush or of one rank, after the draw)" in rumino
+    assert "Rumino (after the draw, 7 of one rank or straight flush) or gins in the first 3 " \
+        "hands win the match" in rumino  # fmt: skip
     assert "g       go gin, or declare rumino" in rumino and "rumino 2c" in rumino
     assert "knock (instead of drawing)" in rumino and "pass (not in these rules)" in rumino
     italian = helped("italian")
     assert "You may knock whatever the deadwood" in italian and "10 or less" not in italian
     openspiel = helped("openspiel")
-    assert "3 to 5 in a row" in openspiel and "The wall: at 2 cards left" in openspiel
+    assert "a run of 3 or more of one suit (at most 5 per meld)" in openspiel  # longer: two
+    assert "The wall: at 2 cards left" in openspiel and "Second copies" not in openspiel
     assert "pass (first upcard or wall)" in openspiel
 
 

@@ -306,6 +306,9 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
             best = min(knocks.values(), key=lambda k: k.deadwood)
             row += [("class:turn", f"{sep}k: knock discarding "), *_cards(look, [best.discard]),
                     ("class:turn", f" ({best.deadwood})")]  # fmt: skip
+        elif v.phase == "discard" and v.knock_before_draw is not None:  # rumino
+            if after is not None and after <= v.knock_before_draw:
+                row.append(("class:dim", f"{sep}then k next turn, instead of drawing"))
         elif v.phase == "discard":
             row.append(("class:dim", f"{sep}no knock yet"))
     elif v.phase == "draw" and v.knocks:

@@ -145,6 +145,9 @@ class TableView:
     kept: Card | None = None
     #: Rumino's declaration, when the hand allows it: it wins the match outright.
     rumino: engine.DeclareRumino | None = None
+    #: Where a knock comes instead of the next draw (rumino): its deadwood limit, so the
+    #: hint after a draw says "knock next turn" rather than "no knock yet".
+    knock_before_draw: int | None = None
 
 
 # ------------------------------------------------------------------------ the hand
@@ -356,7 +359,12 @@ def build_view(s: Situation) -> TableView:
         keys=_keys(s, hand, knocks, big, rumino),
         rumino=rumino,
         kept=engine.forbidden_discard(hand) if hand is not None else None,
+        knock_before_draw=_knock_before_draw(rules),
     )
+
+
+def _knock_before_draw(rules: RuleSet | None) -> int | None:
+    return rules.knock_limit if rules is not None and rules.knock_instead_of_draw else None
 
 
 def deadwood_after(cards: Sequence[Card], discard: Card, rules: RuleSet) -> int:
