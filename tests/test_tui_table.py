@@ -576,6 +576,33 @@ def test_knock_is_proposed_then_sent_with_enter(pipe: Any) -> None:
     run_table(pipe, s, script)
 
 
+def test_enter_on_a_hand_with_gin_asks_before_passing_the_gin_up(pipe: Any) -> None:
+    """A slip of Enter would throw away a gin: the first Enter says what g does, the
+    second discards as asked."""
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C JC QC KC 2S", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
+             "TH")  # fmt: skip
+    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.selected = c("2S")
+        await send("\r")
+        assert s.submitted == [], "the gin is not passed up by one key"
+        assert player.message[1] == "you have gin: g goes gin; Enter again discards 2S and " \
+            "plays on"
+        await send("\r")
+        assert s.submitted == [Act(engine.Discard(c("2S")))]
+
+    run_table(pipe, s, script)
+    plain_discard = FakeSession(drawn_hand())  # no gin: one Enter discards
+
+    async def one_key(player: TablePlayer, send: Any) -> None:
+        player.selected = c("KS")
+        await send("\r")
+        assert plain_discard.submitted == [Act(engine.Discard(c("KS")))]
+
+    run_table(pipe, plain_discard, one_key)
+
+
 def test_rumino_knock_instead_of_drawing_is_sent_with_enter(pipe: Any) -> None:
     """k at the start of the turn proposes the knock that replaces the draw (no
     discard), and Enter sends it. Melds laid by hand that leave too much deadwood are

@@ -189,6 +189,7 @@ class TablePlayer:
         self.leaving = False
         self._my_turn = False
         self._drawn: Card | None = None
+        self._passed_up: Any = None  # the discard (and hand) whose passed-up gin was said
         self._view_key: Any = None
         self._view: TableView | None = None
         self.command = Buffer(multiline=False, completer=CommandCompleter(self),
@@ -742,7 +743,28 @@ class TablePlayer:
         if self.selected is None:
             self.message = ("class:error", "no card chosen (←/→)")
             return
+        better = self._better_than_discard(v)
+        if better and self._passed_up != (self.selected, v.hand if v else None):
+            # a gin (or rumino) is never worth throwing away by a slip of Enter
+            self._passed_up = (self.selected, v.hand if v else None)
+            self.message = ("class:warn", f"{better}; Enter again discards "
+                            f"{self.look.name(self.selected)} and plays on")  # fmt: skip
+            return
         self.typed(f"discard {self.selected.label}")
+
+    @staticmethod
+    def _better_than_discard(v: TableView | None) -> str:
+        """What a plain discard would pass up, in words ("" if nothing): rumino, which
+        wins the match, or a gin."""
+        if v is None or not v.my_turn:
+            return ""
+        if v.rumino is not None:
+            return "you have rumino: g declares it and wins the match"
+        if v.big_gin is not None:
+            return "you have big gin: g goes big gin"
+        if any(k.gin for k in v.knocks):
+            return "you have gin: g goes gin"
+        return ""
 
     def take(self) -> None:
         """``d``: the upcard in the pass round, else the top of the discard pile."""
