@@ -25,9 +25,11 @@ import asyncio
 import contextlib
 import os
 import re
+import shutil
 import signal
 import socket
 import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -688,8 +690,9 @@ class LinePlayer:
             session.submit(QuitCmd())
             return True
         self.asking = True
-        session.say(f"{leave_question(session)} (type y to leave, n to stay; Ctrl-C again "
-                    "leaves)")  # fmt: skip
+        width = max(40, shutil.get_terminal_size().columns - 1)  # wrapped between words
+        session.say(f"{textwrap.fill(leave_question(session), width)}\n"
+                    "type y to leave, n to stay (Ctrl-C again leaves)")  # fmt: skip
         return False
 
     def _answer_leave(self, session: Session, line: str) -> Command | None:

@@ -195,11 +195,16 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
 
 def test_quit_at_the_prompt_asks_first_and_leaves_no_prompt_behind(tmp_path: Path) -> None:
     """As the table's `:quit` and Ctrl-C do: `quit` asks before leaving a live game; n
-    stays, y leaves, saved, exit 0."""
-    child = _plain_play(tmp_path)
+    stays, y leaves, saved, exit 0. The question breaks between words to fit a narrow
+    terminal, rather than where the terminal cuts it."""
+    child = _plain_play(tmp_path, columns=48)
     try:
         child.sendline("quit")
         child.expect_exact(ASKED)
+        shown = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "", child.before)  # the prompt's redraws
+        asked = shown[shown.index("leave the game?"):].split("\r\n")[:-1]
+        assert asked == ["leave the game? it is saved, and `ginp2p", "resume` continues it"], \
+            asked  # fmt: skip
         child.expect_exact("leave? y/n>")
         child.sendline("n")
         child.expect_exact("you stay in the game")
@@ -233,7 +238,7 @@ def test_quit_from_a_pipe_leaves_at_once(tmp_path: Path) -> None:
     assert "leave the game?" not in me.output
 
 
-def _plain_play(home: Path) -> Any:
+def _plain_play(home: Path, columns: int = 200) -> Any:
     """`ginp2p play --plain` in a real terminal (pexpect), at its first prompt."""
     import pexpect
 
@@ -241,7 +246,8 @@ def _plain_play(home: Path) -> Any:
     env.pop("GINP2P_CRASH_AT", None)
     child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", "--ascii",
                                            *SHORT],
-                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+                          env=env, encoding="utf-8", timeout=60,
+                          dimensions=(50, columns))  # fmt: skip
     child.expect(r"your move: [^\r\n]*\r\n")
     child.expect("ginp2p>")
     return child
@@ -258,8 +264,7 @@ def _left(child: Any) -> str:
     return before
 
 
-ASKED = "leave the game? it is saved, and `ginp2p resume` continues it (type y to leave, n " \
-    "to stay; Ctrl-C again leaves)"
+ASKED = "type y to leave, n to stay (Ctrl-C again leaves)"
 
 
 def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> None:
