@@ -68,8 +68,9 @@ from .engine import DeckKnowledge, HandResult
 from .log import GUEST, HOST, Entry, Linear, Log, Outcome, Owed, Problem, game_id, structure_problem
 from .log import Verdict as ClaimState
 from .logfile import FileCorrupt, NotALog, read_records
+from .rules import RuleSet
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
-from .words import match_end_words, result_words
+from .words import match_end_words, preset_words, result_words
 
 __all__ = [
     "Folded",
@@ -133,7 +134,8 @@ class Report:
 
     ``scores``: the match totals (with bonuses once the match is over); ``winner``:
     0 host, 1 guest, None if the log decides none; ``end``: how the match ended
-    (``MatchEnd`` value) or None; ``entries``: distinct verified entries.
+    (``MatchEnd`` value) or None; ``entries``: distinct verified entries; ``rules``:
+    the host's rules as the log states them (None before its hello).
     """
 
     verdict: Verdict
@@ -142,11 +144,15 @@ class Report:
     owed: tuple[str, ...]
     damage: tuple[str, ...]
     names: tuple[str, str]
-    preset: str | None
+    rules: RuleSet | None
     scores: tuple[int, int] | None
     winner: int | None
     end: str | None
     entries: int
+
+    @property
+    def preset(self) -> str | None:
+        return self.rules.name if self.rules is not None else None
 
     @property
     def exit_code(self) -> int:
@@ -167,7 +173,7 @@ class Report:
             lines = [f"ginp2p audit: {label} {h.verdict.upper()} (exit {h.verdict.exit_code}); "
                      f"the whole file: {self.verdict}"]  # fmt: skip
             cheat, owed, damage = h.cheat, h.owed, h.damage
-        preset = f", preset {self.preset}" if self.preset else ""
+        preset = f", preset {preset_words(self.rules)}" if self.rules is not None else ""
         if self.entries:
             lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
         else:
@@ -210,6 +216,7 @@ class Report:
             "exit": self.exit_code,
             "names": list(self.names),
             "preset": self.preset,
+            "rules_changed": self.rules.changes() if self.rules is not None else {},
             "entries": self.entries,
             "scores": list(self.scores) if self.scores is not None else None,
             "winner": self.winner,
@@ -681,7 +688,7 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         owed=owed,
         damage=tuple(damage.lines),
         names=table.names,
-        preset=rules.name if rules is not None else None,
+        rules=rules,
         scores=scores,
         winner=winner,
         end=end,

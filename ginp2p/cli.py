@@ -38,12 +38,13 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
     from .match import MatchState
     from .selfplay import make_player, play_match
-    from .words import ending
+    from .words import ending, preset_words
 
     rules = _rules(args)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
     names = ("North", "South")
-    print(f"ginp2p {__version__}: {names[0]} vs {names[1]}, preset {rules.name}, seed {seed}")
+    print(f"ginp2p {__version__}: {names[0]} vs {names[1]}, preset {preset_words(rules)}, "
+          f"seed {seed}")
     print("(two computer players in one process; network play: `ginp2p host` / `ginp2p join`)\n")
 
     say = _printer(args)  # card codes (QS) where the console cannot show a suit
@@ -670,6 +671,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     from .identity import key_to_text, load_or_create_identity
     from .pairing import new_code
     from .session import GameSetup
+    from .words import preset_words
 
     _check_common(args)
     watch = args.watch or not (sys.stdin.isatty() or args.plain)  # --plain: commands piped in
@@ -685,7 +687,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
     if watch:
         why = "" if args.watch else "no terminal to play in, so "
         print(f"ginp2p {__version__}: {why}two computer players play a match over the network "
-              f"protocol ({rules.name}); `ginp2p play` in a terminal is you against the "
+              f"protocol ({preset_words(rules)}); `ginp2p play` in a terminal is you against the "
               "computer\n", flush=True)  # fmt: skip
     children: list[Any] = []
 

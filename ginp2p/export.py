@@ -20,7 +20,7 @@ from .cards import Card, card_order, parse_card
 from .engine import Declaration, HandResult
 from .replay import Replay, Step
 from .table import NAMES
-from .words import result_words
+from .words import result_words, settings_words
 
 __all__ = ["SCHEMA", "document", "text_lines"]
 
@@ -141,6 +141,7 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
         "schema": SCHEMA,
         "players": {"host": names[0], "guest": names[1]},
         "preset": replay.rules.name if replay.rules is not None else None,
+        "rules_changed": replay.rules.changes() if replay.rules is not None else {},
         "entries": len(replay),
         "notes": list(replay.notes),
         "hands": hands,
@@ -173,6 +174,7 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
 
     who = doc["players"]
     preset = f", preset {doc['preset']}" if doc["preset"] else ""
+    preset += f" with {settings_words(doc['rules_changed'])}" if doc["rules_changed"] else ""
     yield f"{who['host']} (host) vs {who['guest']} (guest){preset}; {doc['entries']} entries"
     yield from doc["notes"]
     for h in doc["hands"]:

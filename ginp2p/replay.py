@@ -38,7 +38,7 @@ from .logfile import FileError, SecretsFile, read_error, read_records, secrets_p
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
-from .words import action_words, match_end_words, result_words
+from .words import action_words, match_end_words, preset_words, result_words
 
 __all__ = [
     "VIEWS",
@@ -395,7 +395,7 @@ class Replay:
         other = n[1 - e.author]
         if k == "hello":
             if e.author == HOST:
-                preset = self.rules.name if self.rules is not None else "?"
+                preset = preset_words(self.rules) if self.rules is not None else "?"
                 return f"{who} (host) says hello: rules {preset}"
             return f"{who} (guest) says hello and joins"
         if k == "nonce":

@@ -170,6 +170,17 @@ class RuleSet:
         rules.validate()
         return rules
 
+    def changes(self) -> dict[str, Any]:
+        """The settings that differ from the preset this set is named after (``--set``),
+        in field order: a third person judging a game must see them, since a knock with 35
+        deadwood is fair under ``knock_limit=60`` and a cheat under the preset. Empty for
+        a preset as it is, or for a name that is no preset."""
+        base = PRESETS.get(self.name)
+        if base is None:
+            return {}
+        theirs = base.to_dict()
+        return {k: v for k, v in self.to_dict().items() if theirs[k] != v}
+
     def with_(self, **changes: Any) -> RuleSet:
         """A copy with some settings changed (``--set knock_limit=7``)."""
         rules = replace(self, **changes)

@@ -98,7 +98,7 @@ from .table import (
     Moved,
     Table,
 )
-from .words import action_words, count, goal_words, match_end_words, rules_help
+from .words import action_words, count, goal_words, match_end_words, rules_help, settings_words
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -1709,15 +1709,10 @@ class NoAnswer(JoinError):
 
 def describe_rules(rules: RuleSet) -> str:
     """One line: the preset and every setting that differs from it."""
-    from .rules import PRESETS
-
     line = f"{rules.name}, {goal_words(rules)}"
-    base = PRESETS.get(rules.name)
-    if base is not None:
-        ours, theirs = rules.to_dict(), base.to_dict()
-        changed = [f"{k}={v}" for k, v in ours.items() if theirs.get(k) != v and k != "name"]
-        if changed:
-            line += f" (changed from the preset: {', '.join(changed)})"
+    changed = rules.changes()
+    if changed:
+        line += f" (changed from the preset: {settings_words(changed)})"
     return line
 
 

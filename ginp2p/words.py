@@ -12,8 +12,8 @@ from .engine import Action, HandEnd, HandResult
 from .rules import RuleSet
 
 __all__ = ["END_WORDS", "MATCH_ENDS", "action_words", "count", "ending", "for_screen",
-           "goal_words", "hands_words", "match_end_words", "no_score", "result_words",
-           "rules_help"]  # fmt: skip
+           "goal_words", "hands_words", "match_end_words", "no_score", "preset_words",
+           "result_words", "rules_help", "settings_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -128,6 +128,18 @@ def match_end_words(end: object, loser: str = "the loser") -> str:
     """``reached the target`` for ``target``, ``Bob resigned`` for ``resign``; an
     unknown code as it is."""
     return MATCH_ENDS.get(str(end), str(end)).format(loser)
+
+
+def preset_words(rules: RuleSet) -> str:
+    """The rules a game is played by, as its reports name them: ``classic``, or
+    ``classic with knock_limit=60, game_target=20`` where ``--set`` changed it."""
+    changed = rules.changes()
+    return f"{rules.name} with {settings_words(changed)}" if changed else rules.name
+
+
+def settings_words(settings: dict[str, object]) -> str:
+    """Settings as ``--set`` takes them: ``knock_limit=60, game_target=20``."""
+    return ", ".join(f"{k}={v}" for k, v in settings.items())
 
 
 def goal_words(rules: RuleSet) -> str:

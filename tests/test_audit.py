@@ -97,8 +97,11 @@ def test_honest_match_is_clean_with_the_result(honest: Played, report: Report) -
     assert tuple(h.result for h in report.hands[1:]) == m.results
     text = report.text()
     assert "CLEAN" in text and f"{report.names[m.winner]} wins" in text
+    # a judge sees the rules played, not the preset's: here the match went to 10
+    assert "Ann (host) vs Bob (guest), preset classic with game_target=10;" in text
     data = json.loads(json.dumps(report.to_json()))
     assert data["verdict"] == "clean" and data["exit"] == 0 and data["winner"] == m.winner
+    assert data["preset"] == "classic" and data["rules_changed"] == {"game_target": 10}
     assert len(data["hands"]) == len(report.hands) and data["hands"][1]["result"] is not None
 
 

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from ginp2p.cards import Card, CardParseError, Suit, ascii_names, deck, parse_card, parse_cards
 from ginp2p.rules import PRESETS, RuleSet, get_preset
+from ginp2p.words import preset_words
 
 
 @pytest.mark.parametrize(
@@ -119,6 +120,12 @@ def test_settings_that_presets_use_stay_allowed() -> None:
     assert classic.with_(knock_limit=None).knock_limit is None  # close at any time
     assert classic.with_(gin_bonus=-10).gin_bonus == -10  # rumino's gain
     assert classic.with_(knock_limit=0).knock_limit == 0  # gin only
+    # what a report names: the preset, and what --set changed from it, in field order
+    changed = classic.with_(game_target=20, knock_limit=60)
+    assert changed.changes() == {"knock_limit": 60, "game_target": 20}
+    assert preset_words(changed) == "classic with knock_limit=60, game_target=20"
+    assert classic.changes() == {} and preset_words(classic) == "classic"
+    assert classic.with_(name="house").changes() == {}  # no preset to differ from
 
 
 @given(st.lists(st.sampled_from(deck(108)), max_size=12), st.sampled_from([", ", " ", "; "]))

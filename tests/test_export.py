@@ -45,6 +45,7 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
     path = write(tmp_path / "match.ginlog", honest.guest.saved, honest.guest)
     doc = export_json(path, capsys)
     assert doc["schema"] == 1 and doc["players"] == {"host": "Ann", "guest": "Bob"}
+    assert doc["preset"] == "classic" and doc["rules_changed"] == {"game_target": 10}
     assert doc["audit"] == {"verdict": "clean", "exit": 0}
     for who, side in ((HOST, "host"), (GUEST, "guest")):
         dealt = honest.dealt(who)
@@ -72,6 +73,7 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
 
     assert main(["export", str(path), "--ascii"]) == 0
     text = capsys.readouterr().out
+    assert text.startswith("Ann (host) vs Bob (guest), preset classic with game_target=10;")
     first = doc["hands"][0]
     assert f"Ann is dealt {' '.join(first['deal']['host'])}" in text
     assert f"Result: {first['result']['text']}" in text

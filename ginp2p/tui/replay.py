@@ -27,7 +27,7 @@ from ..charset import encodes
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
-from ..words import hands_words, result_words
+from ..words import hands_words, preset_words, result_words
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
@@ -298,21 +298,24 @@ def _wrapped(style: str, text: str, width: int) -> StyleAndTextTuples:
 
 def header(viewer: Viewer, width: int = 200) -> StyleAndTextTuples:
     """Two lines: the game and its verdict; where we are and whose view. On a narrow
-    screen the less needed words go first (the file name, the seats, "ginp2p"), so
-    the verdict and the view stay in sight."""
+    screen the less needed words go first (the file name, the seats, "ginp2p", which
+    settings ``--set`` changed), so the verdict and the view stay in sight."""
     r = viewer.replay
     rep = r.report
     step = r.steps[viewer.index]
     name = r.path.name if r.path is not None else "log"
     verdict = str(rep.verdict).upper()
     vstyle = {"CLEAN": "class:turn", "CHEATED": "class:cheat"}.get(verdict, "class:warn")
-    preset = f" · {r.rules.name}" if r.rules is not None else ""
-    seats = f"{r.names[0]} (host) vs {r.names[1]} (guest)"
+    preset = short = f" · {preset_words(r.rules)}" if r.rules is not None else ""
+    if r.rules is not None and r.rules.changes():
+        short = f" · {r.rules.name}, changed"
+    seats, pair = f"{r.names[0]} (host) vs {r.names[1]} (guest)", f"{r.names[0]} vs {r.names[1]}"
     first: StyleAndTextTuples = []
-    for title, players, tail in (("ginp2p replay", seats, f" · {name}"),
-                                 ("ginp2p replay", seats, ""),
-                                 ("replay", f"{r.names[0]} vs {r.names[1]}", "")):  # fmt: skip
-        first = [("class:title", title), ("", f" · {players}{preset} · audit "),
+    for title, players, rules, tail in (("ginp2p replay", seats, preset, f" · {name}"),
+                                        ("ginp2p replay", seats, preset, ""),
+                                        ("replay", pair, preset, ""),
+                                        ("replay", pair, short, "")):  # fmt: skip
+        first = [("class:title", title), ("", f" · {players}{rules} · audit "),
                  (vstyle, verdict), ("class:dim", tail)]  # fmt: skip
         if len(fragment_list_to_text(first)) <= width:
             break
@@ -427,7 +430,7 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
     name = look.name
     r = replay
     rep = r.report
-    preset = f", preset {r.rules.name}" if r.rules is not None else ""
+    preset = f", preset {preset_words(r.rules)}" if r.rules is not None else ""
     yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {len(r)} entries"
     yield f"view: {r.view_name(view)}; audit: {rep.verdict}"
     yield from r.notes
