@@ -245,34 +245,56 @@ class CommandError(ValueError):
     """A line a person typed that is no command now; the message says why, in one line."""
 
 
-HELP = """\
-commands (cards as 7h, th, 10h, qs, jk):
-  stock | pile             draw from the stock / take the top of the discard pile
-  take | pass              take or pass the first upcard (pass: also at the wall)
-  discard CARD             discard a card                      (also: d CARD)
-  knock CARD               knock, discarding CARD (the best melds are laid out)
-  knock CARD [7h 8h 9h] [4s 4d 4c]
-                           knock laying down just these melds (the rest is deadwood)
-  knock                    knock instead of drawing (rumino)
-  gin CARD | gin           go gin discarding CARD / big gin with all eleven cards
-  rumino CARD              declare rumino, discarding CARD
-  show                     lay out the proposed melds and layoffs at the showdown
-  show [7h 8h 9h] lay 5d   show these melds, and lay off these cards
-  look                     show the table again
-  say TEXT                 a chat line to the other player
-  claim                    the other player stopped answering: claim the match
-  resign                   give up the match
-  quit                     leave (asks first at a terminal); the game is saved
-  Ctrl-C                   leave, after asking (y leaves, n stays; Ctrl-C again leaves)
-  help                     this list"""
+#: The line prompt's commands, each line with the rules it needs ("" for every rule set;
+#: "-x": not x), as :func:`help_text` names them.
+HELP: tuple[tuple[str, str], ...] = (
+    ("", "commands (cards as 7h, th, 10h, qs{jk}):"),
+    ("", "  stock | pile             draw from the stock / take the top of the pile"),
+    ("upcard wall", "  take | pass              take or pass the first upcard; pass at the wall"),
+    ("upcard -wall", "  take | pass              take or pass the first upcard"),
+    ("-upcard wall", "  pass                     pass at the wall (the hand ends, no score)"),
+    ("", "  discard CARD             discard a card                      (also: d CARD)"),
+    ("instead", "  knock                    knock instead of drawing (the best melds laid out)"),
+    ("instead", "  knock [7h 8h 9h] [4s 4d 4c]"),
+    ("instead", "                           lay down just these melds (the rest is deadwood)"),
+    ("by_card", "  knock CARD               knock, discarding CARD (the best melds are laid "
+                "out)"),
+    ("by_card", "  knock CARD [7h 8h 9h] [4s 4d 4c]"),
+    ("by_card", "                           lay down just these melds (the rest is deadwood)"),
+    ("big", "  gin CARD | gin           go gin discarding CARD / big gin with all {big} cards"),
+    ("-big", "  gin CARD                 go gin discarding CARD"),
+    ("rumino", "  rumino CARD              declare rumino, discarding CARD"),
+    ("layoffs", "  show                     show the proposed melds and layoffs at the showdown"),
+    ("layoffs", "  show [7h 8h 9h] lay 5d   show these melds, and lay off these cards"),
+    ("-layoffs", "  show                     show the proposed melds at the showdown"),
+    ("-layoffs", "  show [7h 8h 9h]          show just these melds"),
+    ("", "  look                     show the table again"),
+    ("", "  say TEXT                 a chat line to the other player"),
+    ("", "  claim                    the other player stopped answering: claim the match"),
+    ("", "  resign                   give up the match"),
+    ("", "  quit                     leave (asks first at a terminal); the game is saved"),
+    ("ctrl_c", "  Ctrl-C                   leave, after asking (y leaves; Ctrl-C again leaves)"),
+    ("", "  help                     this list"),
+)  # fmt: skip
 
 
 def help_text(rules: RuleSet | None, ctrl_c: bool) -> str:
     """``help`` at the line prompt: the rules being played, in the table's help's words,
-    then the commands; Ctrl-C only where it is a key (a terminal: from a pipe it is
-    nothing the sender can type)."""
+    then the commands these rules have (rules not known yet: classic's): ``take`` only
+    with a first upcard to take, ``pass`` with one or a wall, ``knock`` without a card
+    where it replaces the draw, big gin, ``rumino`` and layoffs only where the rules
+    have them; Ctrl-C only where it is a key (a terminal: from a pipe it is nothing the
+    sender can type)."""
     lines = [*rules_help(rules), ""] if rules is not None else []
-    lines += [line for line in HELP.splitlines() if ctrl_c or not line.startswith("  Ctrl-C")]
+    r = rules if rules is not None else RuleSet()
+    wall = r.stock_end == "wall"
+    has = {"upcard": r.upcard_pass_round, "wall": wall, "instead": r.knock_instead_of_draw,
+           "by_card": not r.knock_instead_of_draw or wall,  # a wall knock discards
+           "big": r.big_gin_bonus is not None, "rumino": r.instant_rumino,
+           "layoffs": r.layoffs, "ctrl_c": ctrl_c}  # fmt: skip
+    for needs, line in HELP:
+        if all(has[w.lstrip("-")] != w.startswith("-") for w in needs.split()):
+            lines.append(line.format(jk=", jk" * r.jokers, big=r.hand_size + 1))
     return "\n".join(lines)
 
 

@@ -151,8 +151,10 @@ def goal_words(rules: RuleSet) -> str:
 
 def rules_help(rules: RuleSet, width: int = 78) -> list[str]:
     """The rules being played, in a few lines of ``width`` for a player: the melds, the
-    deadwood, when a knock is allowed and what is special to these rules. Both consoles'
-    help starts with it, so that it tells the game actually played, not classic's."""
+    deadwood, when a knock is allowed, how a hand scores, how the stock ends, how the
+    match is won and what is special to these rules. Both consoles' help starts with it,
+    so that it tells the game actually played, not classic's: every sentence comes from
+    the RuleSet's fields, never from the preset's name."""
     most = rules.max_run_length
     most_words = f" (at most {most} per meld)" if most is not None else ""
     melds = (f"Melds: 3 or 4 of one rank{', no two of one suit' * rules.multi_deck}, or a run "
@@ -161,37 +163,112 @@ def rules_help(rules: RuleSet, width: int = 78) -> list[str]:
     if rules.jokers:
         n = rules.jokers_per_meld
         melds += f"; jokers wild ({n} per meld)" if n else "; jokers never meld"
-    values = "pictures 10" if not rules.jokers else "pictures and jokers 10" \
-        if rules.joker_value == 10 else f"pictures 10, jokers {rules.joker_value}"  # fmt: skip
+    values = "face cards 10" if not rules.jokers else "face cards and jokers 10" \
+        if rules.joker_value == 10 else f"face cards 10, jokers {rules.joker_value}"  # fmt: skip
     text = [f"{melds}.", f"Deadwood (unmelded cards): ace 1, {values}."]
     if rules.multi_deck:
         text.append("Second copies show ′ (7♥′; type 7h').")
+    text += [_turn_words(rules), *_score_words(rules), *_end_words(rules),
+             *_match_words(rules)]  # fmt: skip
+    return textwrap.wrap(" ".join(t for t in text if t), width)
+
+
+def _turn_words(rules: RuleSet) -> str:
+    """A turn and the knock: the limit, instead of drawing or not, the layoffs."""
     limit = ("whatever the deadwood" if rules.knock_limit is None  # None: no limit at all
              else f"with deadwood of {rules.knock_limit} or less")  # fmt: skip
-    lay = "" if rules.layoffs else "no layoffs"
+    lay = "no layoffs" if not rules.layoffs else \
+        f"layoffs: at most {rules.layoffs_per_run_end} per run end" \
+        if rules.layoffs_per_run_end is not None else ""  # fmt: skip
+    back = " (even one just taken)" if rules.discard_taken_card else ""
     if rules.knock_instead_of_draw:
-        text.append(f"Each turn draw and discard; or, {limit}, knock instead "
-                    f"(no discard{', ' * bool(lay)}{lay}). A gin scores {rules.gin_bonus:+d}.")
-    else:
-        text.append(f"Each turn draw a card, then discard one. You may knock {limit}"
-                    f"{f' ({lay})' * bool(lay)}; with none, go gin.")
+        return (f"Each turn draw and discard{back}; or, {limit}, knock instead "
+                f"(no discard{', ' * bool(lay)}{lay}).")
+    return (f"Each turn draw, then discard{back}. You may knock {limit}"
+            f"{f' ({lay})' * bool(lay)}; with none, go gin.")
+
+
+def _score_words(rules: RuleSet) -> list[str]:
+    """How a knock scores: the difference and the undercut, the lower deadwood, or each
+    player's own; the gin and big gin bonuses."""
+    gin, big = rules.gin_bonus, rules.big_gin_bonus
+    big_words = f"big gin (all {rules.hand_size + 1} cards meld after the draw)"
     if rules.scoring == "own_deadwood":
-        text.append("Each player adds their own deadwood" + (
-            f"; over {rules.game_target} you are out." if rules.match_end == "bust" else "."))
-    elif rules.scoring == "lower_scores":
-        text.append("The lower deadwood scores the difference.")
+        return ["Each player adds their own deadwood" + (f"; a gin {gin:+d}" if gin else "")
+                + (f", a {big_words} {big:+d}" if big else "") + "."]  # fmt: skip
+    if rules.scoring == "lower_scores":
+        extra = [f"{gin} for a gin"] * bool(gin) + [f"{big} for a {big_words}"] * bool(big)
+        return ["The lower deadwood scores the difference" +
+                (f", + {' or '.join(extra)}" if extra else "") + "; equal: no score."]
+    bonus = f" + {rules.undercut_bonus}" if rules.undercut_bonus else ""
+    if not rules.gin_can_be_undercut:
+        gins = ", never against a gin"
+    else:
+        gins = ", even a gin, with 0" if rules.undercut_on_tie else ""
+    undercut = (f"Knocker scores the deadwood difference; undercut (defender's "
+                f"{'equal or less' if rules.undercut_on_tie else 'less'}{gins}): "
+                f"defender scores it{bonus}")
+    if not rules.undercut_on_tie:
+        undercut += "; equal: 0" + (", a gin's too" if rules.gin_can_be_undercut else "")
+    gins = f"Gin: {gin} +" if big is None else f"Gin: {gin}, {big_words}: {big}, each +"
+    return [f"{undercut}.", f"{gins} the defender's deadwood."]
+
+
+def _end_words(rules: RuleSet) -> list[str]:
+    """How the stock ends a hand, and the hands ended unscored to stop a loop."""
+    where = "When the stock runs out" if rules.stock_floor == 0 else \
+        f"At {rules.stock_floor} cards left in the stock"  # fmt: skip
+    text = []
     if rules.stock_end == "wall":
-        text.append(f"The wall: at {rules.stock_floor} cards left in the stock the next "
-                    "player may only take the upcard and knock, or pass: the hand ends, no "
-                    "score.")
+        text.append(f"The wall: {where[0].lower()}{where[1:]}, the next player may only "
+                    "knock with the upcard, or pass (no score).")
     elif rules.stock_end == "count":
-        text.append("When the stock runs out, both count their deadwood.")
+        text.append(f"{where}, both count their deadwood.")
+    else:
+        again = "; the same dealer deals again" if rules.same_dealer_after_void else ""
+        text.append(f"{where}, a discard without a knock: no score{again}.")
+    loops = [f"the {_nth(rules.max_discard_draws)} pile draw"] * bool(
+        rules.max_discard_draws)
+    if rules.repeated_upcard_ends_hand:
+        loops.append("both in a row putting the pile's card back")
+    if loops:
+        text.append(f"Also no score: {', or '.join(loops)}.")
+    return text
+
+
+def _nth(n: int | None) -> str:
+    n = n or 0
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _match_words(rules: RuleSet) -> list[str]:
+    """How the match is won, its bonuses, the dealer, the instant wins."""
+    if rules.match_end == "bust":
+        text = [f"Over {rules.game_target} you are out"]
+    else:
+        adds = []
+        if rules.game_bonus or rules.shutout_bonus:
+            shut = f" ({rules.shutout_bonus} if the loser has 0)" \
+                if rules.shutout_bonus is not None else ""  # fmt: skip
+            adds.append(f"the winner adds {rules.game_bonus}{shut}")
+        if rules.box_bonus:
+            who = "each player adds" if rules.box_to == "each" else \
+                "and" if adds else "the winner adds"  # fmt: skip
+            adds.append(f"{who} {rules.box_bonus} per hand won")
+        sep = ", " if rules.box_to == "each" else " "
+        text = [f"Game to {rules.game_target}" + (f"; then {sep.join(adds)}" if adds else
+                                                  ", no bonuses")]  # fmt: skip
+    text[0] += ", same dealer every hand." if rules.dealer_rotation == "fixed" else "."
+    streak = rules.gin_streak_wins
+    streak_words = f"gins in the first {streak} hands" if streak else ""
     if rules.instant_rumino:
-        streak = f" or gins in the first {rules.gin_streak_wins} hands" * bool(
-            rules.gin_streak_wins)
         text.append(f"Rumino (after the draw, {rules.hand_size} of one rank or straight "
-                    f"flush){streak} win{'' if streak else 's'} the match.")
-    return textwrap.wrap(" ".join(text), width)
+                    f"flush){f' or {streak_words}' * bool(streak)} "
+                    f"win{'' if streak else 's'} the match.")
+    elif streak:
+        text.append(f"{streak_words.capitalize()} win the match.")
+    return text
 
 
 def hands_words(numbers: Sequence[int]) -> str:

@@ -12,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,3 +142,32 @@ def test_help_tells_the_rules_being_played_and_ctrl_c_only_at_a_terminal(
     LinePlayer()._line(typed, "help")  # type: ignore[arg-type]
     assert "You may knock with deadwood of 10 or less; with none, go gin." in " ".join(typed.lines)
     assert any(line.startswith("  Ctrl-C") for line in typed.lines)
+
+
+def test_help_lists_only_the_commands_these_rules_have() -> None:
+    """`help` lists the commands of the rules being played, not every preset's with some
+    marked: rumino's knock takes no card and it has `rumino CARD` but no layoffs and no
+    first upcard; classic has `knock CARD`, the first upcard and a big gin; openspiel's
+    `pass` is also at the wall; french has no first upcard. Every line fits 80 columns."""
+    from ginp2p.rules import PRESETS, get_preset
+    from ginp2p.session import help_text
+
+    def commands(rules: Any) -> list[str]:
+        text = help_text(rules, ctrl_c=True)
+        assert all(len(line) <= 80 for line in text.splitlines()), rules.name
+        return [line.split("  ")[1].strip() if line.startswith("  ") and line.strip() else ""
+                for line in text.split("\n\n", 1)[1].splitlines()]
+
+    for rules in PRESETS.values():
+        commands(rules)
+    rumino = commands(get_preset("rumino"))
+    assert "knock" in rumino and "rumino CARD" in rumino and "show [7h 8h 9h]" in rumino
+    assert not {"knock CARD", "take | pass", "gin CARD | gin", "show [7h 8h 9h] lay 5d"} & \
+        set(rumino)  # fmt: skip
+    classic = commands(get_preset("classic"))
+    assert {"knock CARD", "take | pass", "gin CARD | gin", "show [7h 8h 9h] lay 5d"} <= \
+        set(classic) and "knock" not in classic and "rumino CARD" not in classic  # fmt: skip
+    assert "take or pass the first upcard; pass at the wall" in help_text(
+        get_preset("openspiel"), ctrl_c=False)
+    assert "take | pass" not in commands(get_preset("french"))
+    assert "show [7h 8h 9h]" in commands(get_preset("classic").with_(layoffs=False))

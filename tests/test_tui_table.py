@@ -1043,14 +1043,25 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     from ginp2p.rules import PRESETS
     from ginp2p.tui.render import HELP_ROWS
 
-    def helped(name: str) -> str:
-        rows = help_rows(80, get_preset(name))
-        assert len(rows) <= HELP_ROWS, name
-        assert all(len(line) <= 80 for line in plain(rows).splitlines()), name
+    def helped(name: str, **changes: Any) -> str:
+        rows = help_rows(80, get_preset(name).with_(**changes))
+        assert len(rows) <= HELP_ROWS, (name, changes)
+        assert all(len(line) <= 80 for line in plain(rows).splitlines()), (name, changes)
         return " ".join(line.strip() for line in plain(rows).splitlines())
 
+    # every preset, and each with one setting changed as `--set` would (openspiel, the
+    # longest, drops its showdown tip where one more sentence would not fit)
     for name in PRESETS:
-        helped(name)
+        for changes in [{}, {"layoffs": False}, {"knock_limit": None}, {"big_gin_bonus": 31},
+                        {"shutout_bonus": 200}, {"gin_can_be_undercut": True},
+                        {"undercut_on_tie": not get_preset(name).undercut_on_tie},
+                        {"dealer_rotation": "fixed"}, {"stock_end": "wall"},
+                        {"same_dealer_after_void": True}, {"layoffs_per_run_end": 1},
+                        {"discard_taken_card": True}, {"box_to": "each"}]:  # fmt: skip
+            text = helped(name, **changes)
+            assert "At the showdown Enter sends" in text or name == "openspiel", (name, changes)
+    for changes in [{"deck_size": 104}, {"deck_size": 108, "joker_value": 15}]:
+        helped("classic", **changes)
     classic = helped("classic")
     assert "a run of 3 or more of one suit, ace low" in classic and "at most" not in classic
     assert "You may knock with deadwood of 10 or less; with none, go gin" in classic
@@ -1060,8 +1071,8 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     assert "a run of 3 or more of one suit (at most 4 per meld), ace low or high" in rumino
     assert "jokers wild (1 per meld)" in rumino and "Second copies show ′ (7♥′; type 7h')" in rumino
     assert "with deadwood of 7 or less, knock instead (no discard, no layoffs)" in rumino
-    assert "A gin scores -10" in rumino
-    assert "10 or less" not in rumino and "over 100 you are out" in rumino
+    assert "Each player adds their own deadwood; a gin -10" in rumino
+    assert "10 or less" not in rumino and "Over 100 you are out." in rumino
     assert "Rumino (after the draw, 7 of one rank or straight flush) or gins in the first 3 " \
         "hands win the match" in rumino  # fmt: skip
     assert "g       go gin, or declare rumino" in rumino and "rumino 2c" in rumino
@@ -1072,6 +1083,64 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     assert "a run of 3 or more of one suit (at most 5 per meld)" in openspiel  # longer: two
     assert "The wall: at 2 cards left" in openspiel and "Second copies" not in openspiel
     assert "pass (first upcard or wall)" in openspiel
+
+
+def test_the_help_tells_how_each_preset_scores() -> None:
+    """The help tells what a knock, an undercut, a gin and the match's end score in these
+    rules, from the RuleSet's values: classic's 25 undercut bonus (a changed bonus reads
+    changed), hoyle's 20 gin, 10 undercut, shutout and box to each player, french's
+    undercut only with less deadwood, openspiel's layoffs per run end and fixed dealer."""
+
+    def helped(rules: Any) -> str:
+        return " ".join(line.strip() for line in plain(help_rows(80, rules)).splitlines())
+
+    classic = helped(get_preset("classic"))
+    assert "Knocker scores the deadwood difference; undercut (defender's equal or less, " \
+        "never against a gin): defender scores it + 25." in classic  # fmt: skip
+    assert "Gin: 25, big gin (all 11 cards meld after the draw): 31, each + the defender's " \
+        "deadwood." in classic  # fmt: skip
+    assert "Game to 100; then the winner adds 100 and 25 per hand won." in classic
+    assert "At 2 cards left in the stock, a discard without a knock: no score." in classic
+    assert "face cards 10" in classic and "pictures" not in classic
+    assert "defender scores it + 15" in helped(get_preset("classic").with_(undercut_bonus=15))
+    assert "(no layoffs)" in helped(get_preset("classic").with_(layoffs=False))
+    hoyle = helped(get_preset("hoyle"))
+    assert "defender scores it + 10. Gin: 20 + the defender's deadwood." in hoyle
+    assert "big gin" not in hoyle and "no score; the same dealer deals again" in hoyle
+    assert "the winner adds 100 (200 if the loser has 0), each player adds 20 per hand " \
+        "won" in hoyle  # fmt: skip
+    french = helped(get_preset("french"))
+    assert "undercut (defender's less, never against a gin): defender scores it + 25; " \
+        "equal: 0." in french and "big gin" in french  # fmt: skip
+    openspiel = helped(get_preset("openspiel"))
+    assert "(layoffs: at most 2 per run end)" in openspiel and "equal: 0" in openspiel
+    assert "Each turn draw, then discard (even one just taken)" in openspiel
+    assert "Game to 100, no bonuses, same dealer every hand." in openspiel
+    assert "Also no score: the 50th pile draw, or both in a row putting the pile's card " \
+        "back." in openspiel and "big gin" not in openspiel  # fmt: skip
+    italian = helped(get_preset("italian"))
+    assert "The lower deadwood scores the difference; equal: no score." in italian
+    assert "undercut" not in italian and "Game to 100, no bonuses." in italian
+    assert "face cards and jokers 10" in helped(get_preset("italian-jokers"))
+
+
+def test_the_help_lists_only_the_commands_these_rules_have() -> None:
+    """The table's help lists the typed commands of these rules: rumino's knock takes no
+    card (no `knock qs`) and it has `rumino 2c`; `take` only with a first upcard, `pass`
+    with one or a wall, `gin` alone only with a big gin, `jk` only with jokers."""
+
+    def commands(name: str) -> str:
+        text = plain(help_rows(80, get_preset(name)))
+        return " ".join(text[text.index("commands ("):text.index("At the showdown")].split())
+
+    assert commands("classic") == "commands (cards as 7h, 10h, qs): stock pile take pass " \
+        "discard 7h knock qs gin 2c gin show say TEXT claim resign quit"  # fmt: skip
+    assert commands("rumino") == "commands (cards as 7h, 10h, qs, jk): stock pile discard " \
+        "7h knock gin 2c rumino 2c show say TEXT claim resign quit"  # fmt: skip
+    assert "take" not in commands("french") and "pass" not in commands("french")
+    assert "take pass" in commands("openspiel") and "gin 2c show" in commands("openspiel")
+    assert "gin 2c gin" in plain(help_rows(80)), "rules not known yet: classic's"
+    assert "g       go gin or big gin" in plain(help_rows(80, get_preset("classic")))
 
 
 def test_the_help_of_the_longest_rules_is_whole_on_the_table(pipe: Any) -> None:

@@ -464,11 +464,9 @@ HELP_TEXT = """\
   s       draw from the stock            d       take the top of the pile
   p       {pass_:<31}k       {knock}
   g       {gin:<31}c       claim (they stopped playing)
-  :       type a command (Tab completes) ?       this help (Esc closes it)
-  Ctrl-C  leave (asks first; the game is saved and `ginp2p resume` goes on)
+  :       type a command (Tab completes) Ctrl-C  leave (asks first; saved)
 
-commands (cards as 7h, 10h, qs, jk): stock pile take pass discard 7h knock qs
-  gin 2c{rumino} show say TEXT claim resign quit
+{commands}
 
 At the showdown Enter sends the proposed melds; e lets you lay them one by one."""
 """The keys and commands, under the rules being played (:func:`ginp2p.words.rules_help`).
@@ -482,13 +480,32 @@ _PASS = {(True, False): "pass (the first upcard)", (True, True): "pass (first up
          (False, True): "pass (at the wall)", (False, False): "pass (not in these rules)"}
 
 
+def help_commands(rules: RuleSet) -> list[str]:
+    """The commands ``:`` takes in these rules, with an example card where one is typed:
+    ``take`` only with a first upcard to take, ``pass`` only with one or a wall, ``knock``
+    without a card where the knock replaces the draw, ``gin`` alone only with a big gin,
+    ``rumino`` only where it wins."""
+    wall = rules.stock_end == "wall"
+    words = ["stock", "pile", *["take"] * rules.upcard_pass_round,
+             *["pass"] * (rules.upcard_pass_round or wall), "discard 7h",
+             *["knock"] * rules.knock_instead_of_draw,
+             *["knock qs"] * (not rules.knock_instead_of_draw or wall), "gin 2c",
+             *["gin"] * (rules.big_gin_bonus is not None),
+             *["rumino 2c"] * rules.instant_rumino, "show", "say TEXT", "claim", "resign",
+             "quit"]  # fmt: skip
+    return words
+
+
 def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
     """The help: the rules of this match (none known yet: only the keys), then the keys,
-    where ``p``, ``k`` and ``g`` say what they do in these rules."""
+    where ``p``, ``k`` and ``g`` say what they do in these rules, and the commands these
+    rules have."""
     keys = {"pass_": "pass (the first upcard)", "knock": "knock with the chosen card",
-            "gin": "go gin", "rumino": ""}  # fmt: skip
+            "gin": "go gin"}  # fmt: skip
     title = " help"
+    closes = " · Esc closes it"  # ? opens it: the key bar says so
     lines: list[str] = []
+    shown = rules if rules is not None else RuleSet()  # not known yet: classic's commands
     if rules is not None:
         title += f" · {rules.name}"
         lines += [*rules_help(rules, max(20, width - 2)), ""]
@@ -496,11 +513,20 @@ def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
         if rules.knock_instead_of_draw:
             keys["knock"] = "knock (instead of drawing)"
         if rules.instant_rumino:
-            keys["gin"], keys["rumino"] = "go gin, or declare rumino", " rumino 2c"
-    text = HELP_TEXT.format(**keys).splitlines()
-    while 1 + len(lines) + len(text) > HELP_ROWS and "" in text:  # long rules: fewer blanks
-        text.remove("")
-    return [[("class:title", title)], *[[("", " " + line)] for line in lines + text]]
+            keys["gin"] = "go gin, or declare rumino"
+        elif rules.big_gin_bonus is not None:
+            keys["gin"] = "go gin or big gin"
+    cards = "7h, 10h, qs" + ", jk" * shown.jokers
+    said = " ".join(c.replace(" ", "\xa0") for c in help_commands(shown))  # "gin 2c" unbroken
+    commands = "\n".join(textwrap.wrap(f"commands (cards as {cards}): {said}",
+                                        max(20, width - 2), subsequent_indent="  ")
+                          ).replace("\xa0", " ")  # fmt: skip
+    text = HELP_TEXT.format(commands=commands, **keys).splitlines()
+    while 1 + len(lines) + len(text) > HELP_ROWS and "" in lines + text:  # long rules:
+        (text if "" in text else lines).remove("")  # fewer blank rows,
+    if 1 + len(lines) + len(text) > HELP_ROWS:  # then no showdown tip (its key bar has it)
+        text = [line for line in text if not line.startswith("At the showdown")]
+    return [[("class:title", title + closes)], *[[("", " " + line)] for line in lines + text]]
 
 
 def rules_rows(text: str, width: int) -> list[Row]:
