@@ -68,6 +68,7 @@ from .engine import DeckKnowledge, HandResult
 from .log import GUEST, HOST, Entry, Linear, Log, Outcome, Owed, Problem, game_id, structure_problem
 from .log import Verdict as ClaimState
 from .logfile import FileCorrupt, NotALog, read_records
+from .match import MatchEnd
 from .rules import RuleSet
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
 from .words import match_end_words, preset_words, result_words
@@ -668,6 +669,7 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
             owed_by_hand.setdefault(folded.hand_of.get(c.id, current), []).append(
                 _claim_words(c, state.verdict, table.names))
     scores, winner, end = _result(table, cheat, earlier, unsettled)
+    results.update(_resigned(table))  # after the checks: no entry of the hand says it
 
     hands = []
     for number in [0, *(h.number for h in table.hands)]:
@@ -694,6 +696,19 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         end=end,
         entries=len(folded.log),
     )
+
+
+def _resigned(table: Table) -> dict[int, HandResult]:
+    """The hand in play when a player resigned, ended by that resign ("Ann resigned;
+    no score"). The table scores no hand for it (the resign forfeits the match), but a
+    hand's report says how it ended, as for a pass at the wall."""
+    m, lost = table.match, table.forfeited
+    if m is None or m.end != MatchEnd.RESIGN or lost is None or lost[1] != "resign":
+        return {}
+    if m.hand is None or m.hand.over or table.hand is None or table.hand.number != m.hand_no:
+        return {}  # resigned between hands: the last one has its own result
+    result = engine.apply(m.hand, engine.Resign(lost[0])).result
+    return {m.hand_no: result} if result is not None else {}
 
 
 @dataclass

@@ -9,13 +9,17 @@ was dealt, the scores of the match.
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
 
+from ginp2p import engine
 from ginp2p import events as ev
 from ginp2p.cli import NO_VERDICT, main
+from ginp2p.fakelink import FakeLink, bot_player, make_pair
 from ginp2p.log import GUEST, HOST, Entry
+from ginp2p.protocol import PeerProtocol
 from ginp2p.rules import get_preset
 
 from .helpers import Match, play_match, write
@@ -99,6 +103,39 @@ def test_a_showdown_reads_as_the_table_writes_it(tmp_path: Path,
     melds = " ".join(f"[{' '.join(m)}]" for m in d["melds"])
     assert f"  {doc['players'][side]} shows {melds}; no deadwood\n" in text
     assert "deadwood -" not in text and "]  [" not in text
+
+
+def test_a_hand_ended_by_a_resign_says_so_in_text_and_json(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A resign mid-hand ends that hand: its result is "Ann resigned; no score" (with
+    ``ended_by``) in the export's text and JSON and in the audit's, as a wall pass's is."""
+    moves = [0]
+
+    def quitter(proto: PeerProtocol, view: engine.HandState) -> engine.Action:
+        moves[0] += 1  # Ann plays two moves, then gives up in her second turn
+        return engine.Resign(HOST) if moves[0] > 3 else bot_player(proto, view)
+
+    rng = random.Random(1)
+    host, guest = make_pair(RULES, rng)
+    FakeLink(host, guest, rng, players=(quitter, bot_player)).run()
+    path = write(tmp_path / "resigned.ginlog", host.saved)
+    doc = export_json(path, capsys)
+    (h,) = doc["hands"]
+    r = h["result"]
+    assert r is not None and r["end"] == "resign" and r["ended_by"] == "host"
+    assert r["text"] == "Ann resigned; no score" and r["points"] == [0, 0]
+    assert h["scores"] == {"host": 0, "guest": 0}
+    assert doc["result"]["end"] == "resign" and doc["result"]["winner"] == "guest"
+    assert main(["export", str(path), "--ascii"]) == 0
+    text = capsys.readouterr().out
+    assert "Ann resigns\n  Result: Ann resigned; no score\n  Scores: Ann 0, Bob 0\n" in text
+    # the audit tells the same hand the same way
+    assert main(["audit", str(path), "--json"]) == 0
+    audit = json.loads(capsys.readouterr().out)
+    assert audit["hands"][1]["result"]["end"] == "resign"
+    assert audit["hands"][1]["result"]["ended_by"] == HOST
+    assert main(["audit", str(path)]) == 0
+    assert "hand 1: clean - Ann resigned; no score" in capsys.readouterr().out
 
 
 def test_a_hand_never_opened_keeps_its_hidden_cards_hidden(
