@@ -635,6 +635,12 @@ class LinePlayer:
             return
         legal = p.legal_actions()
         knocks, big = knock_options(view, legal)
+        if view.phase is Phase.WALL and view.upcard is not None:  # as the table's turn line
+            up = view.upcard.pretty()  # not in "your cards": the knock takes it first
+            can = [w for w, yes in (("knock", any(not k.gin for k in knocks)),
+                                    ("go gin", any(k.gin for k in knocks))) if yes]  # fmt: skip
+            session.say(f"the wall: {' or '.join(can)} using the upcard {up}, or pass" if can
+                        else f"the wall: no knock using the upcard {up}: pass")  # fmt: skip
         ways = [f"{'gin' if k.gin else 'knock'} {k.discard.pretty()} (deadwood {k.deadwood})"
                 for k in knocks if k.discard is not None]  # fmt: skip
         ways += ["knock (no discard)"] * any(k.discard is None for k in knocks)

@@ -1271,6 +1271,38 @@ def test_at_the_wall_the_table_offers_only_what_the_rules_allow(pipe: Any) -> No
     run_table(pipe, s, script)
 
 
+@dataclass
+class LineSession(FakeSession):
+    """A FakeSession that the line mode (``--plain``) writes to."""
+
+    said: list[str] = field(default_factory=list)
+    names: tuple[str, str] = NAMES
+
+    def say(self, text: str) -> None:
+        self.said.append(text)
+
+    def status(self) -> str:
+        return "status"
+
+
+def test_at_the_wall_the_line_mode_names_the_upcard_a_knock_takes() -> None:
+    """--plain at openspiel's wall: "your cards" are ten, and the upcard the knock takes
+    (what `knock CARD` / `gin CARD` are about) is said beside them, as the table's turn
+    line says it."""
+    from ginp2p.session import LinePlayer
+
+    for holding, up, line in (
+        ("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC", "the wall: knock using the upcard K♣, or pass"),
+        ("7H 8H 9H 4S 4D 4C 5C 6C 7C KS", "TH",
+         "the wall: knock or go gin using the upcard 10♥, or pass"),
+        ("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH", "the wall: no knock using the upcard J♥: pass"),
+    ):  # fmt: skip
+        s = LineSession(at_the_wall(holding, up), me=1)
+        LinePlayer().look(s)  # type: ignore[arg-type]
+        mine = next(i for i, x in enumerate(s.said) if x.startswith("your cards: "))
+        assert s.said[mine + 1] == line, s.said
+
+
 def test_a_pass_at_the_wall_names_who_passed() -> None:
     """One pass at the wall ends the hand unscored: the ending says whose pass it was."""
     h = at_the_wall("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH")
