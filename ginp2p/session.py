@@ -1242,8 +1242,10 @@ class Session:
 
             me = None if isinstance(self.player, BotPlayer) else p.me
             s = what.scores
-            return f"{hand_line(what.hand, what.result, me, seat_names(self))}  " \
-                   f"[{names[0]} {s[0]}, {names[1]} {s[1]}]"
+            m = p.table.match
+            line = hand_line(what.hand, what.result, me, seat_names(self),
+                             m.rules if m is not None else None)  # fmt: skip
+            return f"{line}  [{names[0]} {s[0]}, {names[1]} {s[1]}]"
         if isinstance(what, MatchOver):
             return self._match_line(what)
         if isinstance(what, CheatDetected):

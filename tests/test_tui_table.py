@@ -1188,6 +1188,32 @@ def test_a_tie_and_a_rumino_gin_say_why_they_score_as_they_do() -> None:
     assert "a gin: -10 to Ann's own score" in texts(summary_rows(theirs, ASCII, 80))
 
 
+def test_where_each_adds_their_own_deadwood_the_points_are_not_called_a_score() -> None:
+    """Rumino (scoring own_deadwood): a hand's points count against a player, so the
+    summary and the log say "5 added to your score", never "you score 5"; a gin's -10
+    comes off. Classic's winner still scores."""
+    from ginp2p.melds import Meld
+
+    rumino = get_preset("rumino")
+    h = deal(rumino, "AS 2S 3S 4H 4D 4C 5C", "7H 8H 9H KD 2D 9S 6C", "QC", "TH")
+    done = play(h, next(a for a in engine.legal_actions(h) if a.kind == "knock"))
+    r = engine.apply(done, engine.propose_show(done)).result
+    assert r is not None and r.points == (5, 27)
+    assert hand_summary(1, r, (5, 27), 0, NAMES, rumino).headline == \
+        "hand 1: you knocked; 5 added to your score, 27 added to Bot's score"  # fmt: skip
+    assert log_line(HandScored(1, r, (5, 27)), 1, NAMES, rumino) == \
+        "hand 1: Ann knocked; 5 added to Ann's score, 27 added to your score · Bot 27, Ann 5"
+    g = deal(rumino, "AS 2S 3S 4S 7H 7D 7C", "7S 8H 9H KD 2D 9S 6C", "QC", "KH")
+    g = play(g, DrawStock(), engine.Gin(c("KH"), (Meld(cs("AS 2S 3S 4S")),
+                                                   Meld(cs("7H 7D 7C")))))  # fmt: skip
+    gin = engine.apply(g, engine.propose_show(g)).result
+    assert gin is not None
+    assert hand_summary(1, gin, (-10, 51), 0, NAMES, rumino).headline == \
+        "hand 1: you went gin; 10 taken off your score, 51 added to Bot's score"  # fmt: skip
+    assert hand_summary(1, r, (5, 27), 0, NAMES, RULES).headline == \
+        "hand 1: you knocked; you score 5, Bot 27"  # the same points where a winner scores
+
+
 def test_where_going_over_a_limit_puts_a_player_out_the_header_shows_the_room_left() -> None:
     """Rumino is lost by going over 100, not won by hands: the header shows how far each
     player is from the limit; a match to a target keeps the hands won."""

@@ -243,7 +243,8 @@ class TablePlayer:
             isinstance(what, HandDealt) or (isinstance(what, Moved) and what.player != p.me)
         ):
             self.message = ("", "")  # the table moved on: an old "not now" would mislead
-        line = log_line(what, p.me, names)
+        m = p.table.match
+        line = log_line(what, p.me, names, m.rules if m is not None else None)
         if line is None and isinstance(what, CheatDetected | EarlyClaim):
             line = session.describe(what, terse=False)
         if line:

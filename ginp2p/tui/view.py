@@ -377,9 +377,11 @@ def deadwood_after(cards: Sequence[Card], discard: Card, rules: RuleSet) -> int:
 # ------------------------------------------------------------------------ the log
 
 
-def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
+def log_line(event: object, me: int, names: tuple[str, str],
+             rules: RuleSet | None = None) -> str | None:  # fmt: skip
     """One line of "what happened", in words a player uses; None for what the table
-    shows anyway. ``names`` are the real names of seats 0 and 1."""
+    shows anyway. ``names`` are the real names of seats 0 and 1; ``rules`` say what a
+    hand's points mean (see :func:`hand_line`)."""
 
     def who(p: int) -> str:
         return "you" if p == me else names[p]
@@ -391,7 +393,7 @@ def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
     if isinstance(event, Moved):
         return action_words(event.action, who(event.player), event.card, past=True)
     if isinstance(event, HandScored):
-        return hand_line(event.hand, event.result, me, names) + \
+        return hand_line(event.hand, event.result, me, names, rules) + \
             f" · {names[me]} {event.scores[me]}, {names[1 - me]} {event.scores[1 - me]}"
     if isinstance(event, MatchOver):
         return _match_line(event.winner, event.end, me, names)
@@ -400,14 +402,25 @@ def log_line(event: object, me: int, names: tuple[str, str]) -> str | None:
     return None
 
 
-def hand_line(number: int, r: HandResult, me: int | None, names: tuple[str, str]) -> str:
-    """How a hand ended and what each player scored; ``me`` (if any) is "you"."""
+def hand_line(number: int, r: HandResult, me: int | None, names: tuple[str, str],
+              rules: RuleSet | None = None) -> str:  # fmt: skip
+    """How a hand ended and what each player scored; ``me`` (if any) is "you". Where
+    each adds their own deadwood (``rules.scoring`` ``own_deadwood``: rumino) the points
+    count against a player: "5 added to your score", not "you score 5"."""
 
     def who(p: int) -> str:
         return "you" if p == me else names[p]
 
     line = f"hand {number}: {ending(r, who)}"
-    if r.scored:
+    if r.scored and rules is not None and rules.scoring == "own_deadwood":
+        first = r.knocker if r.knocker is not None else 0
+        parts = []
+        for p in (first, 1 - first):
+            n, whose = r.points[p], "your" if p == me else f"{names[p]}'s"
+            if n:  # a gin's -10 comes off
+                parts.append(f"{abs(n)} {'added to' if n > 0 else 'taken off'} {whose} score")
+        line += f"; {', '.join(parts)}"
+    elif r.scored:
         gainer = 0 if r.points[0] else 1
         gains = "score" if gainer == me else "scores"
         line += f"; {who(gainer)} {gains} {r.points[gainer]}"
@@ -480,7 +493,7 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
     elif not r.scored and d[0] is not None and d[1] is not None \
             and d[0].deadwood == d[1].deadwood:  # fmt: skip
         reasons.append(f"equal deadwood ({d[0].deadwood} each): a tie, nobody scores")
-    return HandSummary(number, hand_line(number, r, me, names), seats, tuple(reasons))  # type: ignore[arg-type]
+    return HandSummary(number, hand_line(number, r, me, names, rules), seats, tuple(reasons))  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True, slots=True)
