@@ -611,6 +611,14 @@ def test_rumino_knock_instead_of_drawing_is_sent_with_enter(pipe: Any) -> None:
     s = FakeSession(deal(rumino, "AS 2S 3S 4H 4D 4C 5C", "7H 8H 9H KD 2D 9S 6C", "QC",
                          dealer_seat=1))  # fmt: skip
 
+    v = build_view(Situation(me=0, names=NAMES, hand=s.state.view(0), my_turn=True))
+    assert ("k", "knock") in v.keys  # the turn line offers what the key bar does
+    assert v.turn == "your turn: draw from the stock (s), take Q♣ from the pile (d), or knock (k)"
+    high = deal(rumino, "AS 2S 3S 4H 4D KC QD", "7H 8H 9H KD 2D 9S 6C", "QC", dealer_seat=1)
+    hv = build_view(Situation(me=0, names=NAMES, hand=high.view(0), my_turn=True))
+    assert not hv.knocks and hv.turn == "your turn: draw from the stock (s) or take Q♣ from " \
+        "the pile (d)"  # fmt: skip
+
     async def script(player: TablePlayer, send: Any) -> None:
         assert "k: knock now (5)" in screen(player)
         await send("k")

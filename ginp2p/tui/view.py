@@ -229,6 +229,8 @@ def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None,
             if all(hand.passed):
                 return "your turn: both passed the upcard, draw from the stock (s)"
             return f"your turn: take the upcard {up} (d) or pass (p)"
+        if phase is Phase.DRAW and knocks:  # rumino: a knock instead of the draw, as k offers
+            return f"your turn: draw from the stock (s), take {up} from the pile (d), or knock (k)"
         if phase is Phase.DRAW:
             return f"your turn: draw from the stock (s) or take {up} from the pile (d)"
         if phase is Phase.DISCARD:
