@@ -205,8 +205,8 @@ def _score_words(rules: RuleSet) -> list[str]:
         gins = ", never against a gin"
     else:
         gins = ", even a gin, with 0" if rules.undercut_on_tie else ""
-    undercut = (f"Knocker scores the deadwood difference; undercut (defender's "
-                f"{'equal or less' if rules.undercut_on_tie else 'less'}{gins}): "
+    undercut = (f"Knocker scores the deadwood difference; undercut (defender "
+                f"{'equal or lower' if rules.undercut_on_tie else 'lower'}{gins}): "
                 f"defender scores it{bonus}")
     if not rules.undercut_on_tie:
         undercut += "; equal: 0" + (", a gin's too" if rules.gin_can_be_undercut else "")
@@ -226,7 +226,9 @@ def _end_words(rules: RuleSet) -> list[str]:
         text.append(f"{where}, both count their deadwood.")
     else:
         again = "; the same dealer deals again" if rules.same_dealer_after_void else ""
-        text.append(f"{where}, a discard without a knock: no score{again}.")
+        drawn = "empties the stock" if rules.stock_floor == 0 else \
+            f"leaves {rules.stock_floor} in the stock"  # fmt: skip
+        text.append(f"No knock by the draw that {drawn}: no score{again}.")
     loops = [f"the {_nth(rules.max_discard_draws)} pile draw"] * bool(
         rules.max_discard_draws)
     if rules.repeated_upcard_ends_hand:

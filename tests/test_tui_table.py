@@ -1103,12 +1103,12 @@ def test_the_help_tells_how_each_preset_scores() -> None:
         return " ".join(line.strip() for line in plain(help_rows(80, rules)).splitlines())
 
     classic = helped(get_preset("classic"))
-    assert "Knocker scores the deadwood difference; undercut (defender's equal or less, " \
+    assert "Knocker scores the deadwood difference; undercut (defender equal or lower, " \
         "never against a gin): defender scores it + 25." in classic  # fmt: skip
     assert "Gin: 25, big gin (all 11 cards meld after the draw): 31, each + the defender's " \
         "deadwood." in classic  # fmt: skip
     assert "Game to 100; then the winner adds 100 and 25 per hand won." in classic
-    assert "At 2 cards left in the stock, a discard without a knock: no score." in classic
+    assert "No knock by the draw that leaves 2 in the stock: no score." in classic
     assert "face cards 10" in classic and "pictures" not in classic
     assert "defender scores it + 15" in helped(get_preset("classic").with_(undercut_bonus=15))
     assert "(no layoffs)" in helped(get_preset("classic").with_(layoffs=False))
@@ -1118,7 +1118,7 @@ def test_the_help_tells_how_each_preset_scores() -> None:
     assert "the winner adds 100 (200 if the loser has 0), each player adds 20 per hand " \
         "won" in hoyle  # fmt: skip
     french = helped(get_preset("french"))
-    assert "undercut (defender's less, never against a gin): defender scores it + 25; " \
+    assert "undercut (defender lower, never against a gin): defender scores it + 25; " \
         "equal: 0." in french and "big gin" in french  # fmt: skip
     openspiel = helped(get_preset("openspiel"))
     assert "(layoffs: at most 2 per run end)" in openspiel and "equal: 0" in openspiel
