@@ -690,11 +690,11 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         owed=owed,
         damage=tuple(damage.lines),
         names=table.names,
-        rules=rules,
         scores=scores,
         winner=winner,
         end=end,
         entries=len(folded.log),
+        rules=rules,
     )
 
 

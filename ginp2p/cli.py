@@ -21,10 +21,13 @@ import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import __version__
 from .charset import encodes
+
+if TYPE_CHECKING:
+    from .session import GameInfo
 
 PRESET_NAMES: tuple[str, ...] = ()
 
@@ -769,6 +772,8 @@ def _cmd_keys(args: argparse.Namespace) -> int:
 
 
 def _cmd_games(args: argparse.Namespace) -> int:
+    import shutil
+
     from .session import list_games
 
     directory = _log_dir(args)
@@ -780,11 +785,35 @@ def _cmd_games(args: argparse.Namespace) -> int:
     if not games:
         print(f"no games in {directory}")
         return 0
-    wide = max(len("result"), *(len(g.result) for g in games))
-    print(f"{'began':<16} {'opponent':<16} {'preset':<14} {'result':<{wide}} file")
-    for g in games:
-        print(f"{g.date:<16} {g.opponent[:16]:<16} {g.preset:<14} {g.result:<{wide}} {g.path}")
+    for line in _games_table(games, shutil.get_terminal_size((80, 24)).columns):
+        print(line)
     return 0
+
+
+def _games_table(games: list[GameInfo], width: int) -> list[str]:
+    """``ginp2p games`` for a terminal ``width`` wide (80 for a pipe): a line of date,
+    opponent, rules and result (wrapped in its column), then the file on a line of its
+    own, which a full path needs; rules changed with ``--set`` are marked ``*`` and
+    listed under the file. For people: no script should parse it."""
+    import textwrap
+
+    width = max(width, 60) - 1  # a line as wide as the terminal wraps in some of them
+    rules = [g.preset + "*" * bool(g.changes) for g in games]
+    who = min(16, max(len("opponent"), *(len(g.opponent) for g in games)))
+    how = max(len("rules"), *(len(r) for r in rules))
+    left = 16 + 2 + who + 2 + how + 2
+    lines = [f"{'began':<16}  {'opponent':<{who}}  {'rules':<{how}}  result"]
+    for g, r in zip(games, rules, strict=True):
+        tag = g.result.replace("[audit: ", "[audit:\0")  # a tag is not broken
+        result = [part.replace("\0", " ") for part in textwrap.wrap(tag, max(width - left, 20))]
+        result = result or [""]
+        lines.append(f"{g.date:<16}  {g.opponent[:who]:<{who}}  {r:<{how}}  {result[0]}")
+        lines += [" " * left + more for more in result[1:]]
+        lines.append(f"  {g.path}")
+        if g.changes:
+            lines += textwrap.wrap(f"* {g.preset} with {g.changes}", width,
+                                   initial_indent="  ", subsequent_indent="    ")  # fmt: skip
+    return lines
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -1082,7 +1111,10 @@ def build_parser() -> argparse.ArgumentParser:
     keys.set_defaults(func=_cmd_keys)
 
     games = sub.add_parser("games", help="list the saved games",
-                           description="The saved games: date, opponent, preset, result, file.")
+                           description="The saved games, newest first: when each began, "
+                           "the opponent, the rules (the preset; * if --set changed them, "
+                           "as said below the file) and the result, then the game's "
+                           "file.")  # fmt: skip
     games.add_argument("--log-dir", metavar="DIR", help="another games folder")
     games.set_defaults(func=_cmd_games)
 

@@ -2362,6 +2362,7 @@ class GameInfo:
     opponent: str
     preset: str
     result: str
+    changes: str = ""  # what --set changed from the preset, as it takes them (settings_words)
 
 
 def rules_accepted(path: Path) -> bool:
@@ -2491,10 +2492,12 @@ def list_games(directory: Path) -> list[GameInfo]:
             continue  # no game: the guest never said yes (`join` to that host removes it)
         me = side.me if side is not None else HOST
         opponent, preset, result = "?", "?", "not started"
+        changes = ""
         try:
             r = audit(path)
             opponent = (r.names[1 - me] or "?") if r.entries else "?"
             preset = r.preset or "?"
+            changes = settings_words(r.rules.changes()) if r.rules is not None else ""
             if r.scores is not None:
                 mine, theirs = r.scores[me], r.scores[1 - me]
                 if r.end is not None and r.winner is not None:
@@ -2516,5 +2519,6 @@ def list_games(directory: Path) -> list[GameInfo]:
             with contextlib.suppress(OSError):  # a dangling link has no time
                 date = time.strftime(_WHEN, time.localtime(path.stat().st_mtime))
         role = side.role if side is not None else "?"
-        out.append(GameInfo(path, date, role, opponent, preset, result))
+        out.append(GameInfo(path, date, role, opponent, preset, result, changes))
     return out
+

@@ -138,8 +138,13 @@ def preset_words(rules: RuleSet) -> str:
 
 
 def settings_words(settings: dict[str, object]) -> str:
-    """Settings as ``--set`` takes them: ``knock_limit=60, game_target=20``."""
-    return ", ".join(f"{k}={v}" for k, v in settings.items())
+    """Settings as ``--set`` takes them: ``knock_limit=none, layoffs=false,
+    game_target=20``."""
+
+    def value(v: object) -> str:
+        return "none" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in settings.items())
 
 
 def goal_words(rules: RuleSet) -> str:

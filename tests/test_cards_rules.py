@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from ginp2p.cards import Card, CardParseError, Suit, ascii_names, deck, parse_card, parse_cards
 from ginp2p.rules import PRESETS, RuleSet, get_preset
-from ginp2p.words import preset_words
+from ginp2p.words import preset_words, settings_words
 
 
 @pytest.mark.parametrize(
@@ -81,6 +81,14 @@ def test_presets_validate_and_round_trip() -> None:
     for rules in PRESETS.values():
         rules.validate()
         assert RuleSet.from_dict(rules.to_dict()) == rules
+
+
+def test_preset_changes_name_what_set_changed_as_set_takes_it() -> None:
+    """`ginp2p games` marks a game whose rules are not its preset's and says how."""
+    assert all(p.changes() == {} for p in PRESETS.values())
+    changed = get_preset("classic").with_(game_target=40, layoffs=False, knock_limit=None)
+    assert settings_words(changed.changes()) == "knock_limit=none, layoffs=false, game_target=40"
+    assert RuleSet(name="newer-preset", game_target=40).changes() == {}
 
 
 def test_bad_settings_are_refused() -> None:

@@ -71,8 +71,9 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
     assert key_to_text(mine) in (tmp_path / "computer" / "peers.json").read_text()
     listed = _run(tmp_path, "games")
     assert listed.returncode == 0
-    assert re.search(r"\n\d{4}-\d\d-\d\d \d\d:\d\d +Computer 2\s+classic\s+(won|lost) "
-                     r"\d+ to \d+ \(reached the target\)", listed.stdout), \
+    assert re.search(r"\n\d{4}-\d\d-\d\d \d\d:\d\d +Computer 2 +classic\* +(won|lost) "
+                     r"\d+ to \d+ \(reached the target\)\n  \S+\.ginlog\n"
+                     r"  \* classic with game_target=30\n", listed.stdout), \
         listed.stdout  # fmt: skip
 
 

@@ -247,6 +247,42 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
     assert main(["games"]) == 0
 
 
+def test_games_fits_80_columns_and_marks_rules_changed_by_set(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A row of `games` was about 150 columns wide with the file's path last, which
+    wrapped into an unreadable table at 80 columns; now each game is a line of date,
+    opponent, rules and result, then its file. A game played with `--set` showed only
+    its preset's name, like any other of that preset: it is marked and its changes said.
+    """
+    games = tmp_path / "home" / "a-folder-with-a-rather-long-name-as-real-ones-have" / "games"
+    games.mkdir(parents=True)
+    shutil.copy(CORPUS / "clean-hoyle.ginlog", games / "20250101-120000-host.ginlog")
+    shutil.copy(FALSE_GIN, games / "20250102-120000-host.ginlog")
+    monkeypatch.setenv("COLUMNS", "80")
+    assert main(["games", "--log-dir", str(games)]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    files = [line for line in lines if line.startswith(f"  {games}")]
+    assert files == [f"  {games / name}" for name in
+                     ("20250102-120000-host.ginlog", "20250101-120000-host.ginlog")], out
+    assert max(len(line) for line in lines if line not in files) < 80, out
+    assert re.search(r"\n\S+ \S+  Bob +hoyle\* +lost \d+ to \d+ \(reached the target\)\n", out)
+    assert re.search(r"  classic\*  lost 0 to 0 \(you cheated\)\n {38}\[audit: cheated\]\n", out)
+    assert "\n  * hoyle with game_target=10\n" in out and "  * classic with game_target=10" in out
+    # the longest a name, a preset and a result get: the result wraps in its column
+    from ginp2p.cli import _games_table
+    from ginp2p.session import GameInfo
+
+    long = GameInfo(games / "x.ginlog", "2025-01-03 12:00", "host", "N" * 64, "italian-jokers",
+                    "lost 104 to 231 (" + "N" * 64 + " went over the limit) [audit: cheated]",
+                    ("game_target=50", "knock_limit=none", "layoffs=false", "max_run_length=5"))
+    table = _games_table([long], 80)
+    assert max(len(line) for line in table if line != f"  {long.path}") < 80, table
+    assert any(line.endswith("[audit: cheated]") for line in table), table
+    assert table[-1].startswith("    ") and table[-2].startswith("  * italian-jokers with ")
+
+
 def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
