@@ -1114,7 +1114,8 @@ def build_parser() -> argparse.ArgumentParser:
                            description="The saved games, newest first: when each began, "
                            "the opponent, the rules (the preset; * if --set changed them, "
                            "as said below the file) and the result, then the game's "
-                           "file.")  # fmt: skip
+                           "file. A game is unfinished until its match ends, dealt or "
+                           "not.")  # fmt: skip
     games.add_argument("--log-dir", metavar="DIR", help="another games folder")
     games.set_defaults(func=_cmd_games)
 

@@ -2371,12 +2371,19 @@ def rules_accepted(path: Path) -> bool:
     (its terminal closed) leaves the host's hello alone in its file: nothing to resume,
     since the host may have begun another game since, and a new `join` asks the rules
     afresh. True if the log cannot be read, which is the audit's to report."""
+    hellos = _hellos(path)
+    return hellos is None or hellos[GUEST]
+
+
+def _hellos(path: Path) -> tuple[bool, bool] | None:
+    """Whether the host's hello, and the guest's, are in the log at ``path``; None if
+    it cannot be read."""
     try:
         records, _ = read_records(path)
     except (OSError, FileError):
-        return True
+        return None
     log, _ = Log.from_records(records)
-    return log.hello(GUEST) is not None
+    return log.hello(HOST) is not None, log.hello(GUEST) is not None
 
 
 def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | None:
@@ -2476,7 +2483,9 @@ def _local_time(created: str) -> str:
 
 def list_games(directory: Path) -> list[GameInfo]:
     """Every game in ``directory`` (newest first): date, opponent, preset, result. A
-    guest's file that never began (:func:`rules_accepted`) is no game.
+    guest's file that never began (:func:`rules_accepted`) is no game. A game is
+    ``unfinished`` until the match ends, as `join` calls it, dealt or not: one whose
+    opponent never answered (a `play` left at once) can still be resumed.
 
     Each log is read through the audit (read-only, no lock): a few tens of ms a game.
     """
@@ -2488,14 +2497,19 @@ def list_games(directory: Path) -> list[GameInfo]:
             side: PeerFile | None = PeerFile.load(peer_path(path))
         except ValueError:
             side = None
-        if side is not None and side.role == "guest" and not rules_accepted(path):
+        hellos = _hellos(path)
+        if side is not None and side.role == "guest" and hellos is not None \
+                and not hellos[GUEST]:  # fmt: skip
             continue  # no game: the guest never said yes (`join` to that host removes it)
         me = side.me if side is not None else HOST
-        opponent, preset, result = "?", "?", "not started"
+        opponent, preset, result = "?", "?", "no entries"
         changes = ""
         try:
             r = audit(path)
-            opponent = (r.names[1 - me] or "?") if r.entries else "?"
+            if r.entries and hellos is not None and not hellos[1 - me]:
+                opponent = _awaited(side)  # not the log's stand-in, "guest"
+            elif r.entries:
+                opponent = r.names[1 - me] or "?"
             preset = r.preset or "?"
             changes = settings_words(r.rules.changes()) if r.rules is not None else ""
             if r.scores is not None:
@@ -2506,6 +2520,8 @@ def list_games(directory: Path) -> list[GameInfo]:
                              f"({match_end_words(r.end, 'you' if won == 'lost' else opponent)})"
                 else:
                     result = f"unfinished, {mine} to {theirs}"
+            elif r.entries:
+                result = "unfinished, not dealt yet"
             if r.verdict.value not in ("clean", "incomplete"):
                 result += f" [audit: {r.verdict.value}]"
         except OSError as exc:
@@ -2522,3 +2538,15 @@ def list_games(directory: Path) -> list[GameInfo]:
         out.append(GameInfo(path, date, role, opponent, preset, result, changes))
     return out
 
+
+def _awaited(side: PeerFile | None) -> str:
+    """Who a host's game waits for, when the guest's hello is not in it yet: the
+    computer of a `play` (its game file's name), else the paired player it was begun
+    with, else nobody ("-")."""
+    if side is None:
+        return "-"
+    if side.computer_game:
+        with contextlib.suppress(ValueError):
+            return PeerFile.load(peer_path(side.computer_game)).name or "?"
+    pinned = peers.lookup_quietly(side.peer_public_key)
+    return pinned.name if pinned is not None else "-"

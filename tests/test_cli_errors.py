@@ -283,6 +283,44 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
     assert table[-1].startswith("    ") and table[-2].startswith("  * italian-jokers with ")
 
 
+def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A game left before the first deal was "not started", against "guest" (the log's
+    stand-in for a guest whose hello it lacks), while `join` calls it unfinished and
+    `resume` continues it: it is unfinished, against the player it waits for."""
+    from ginp2p import peers
+    from ginp2p.gamefiles import PeerFile, peer_path
+    from ginp2p.identity import key_to_text
+    from ginp2p.log import Entry
+    from ginp2p.logfile import read_records
+    from ginp2p.session import unfinished_with
+
+    from .helpers import write
+
+    records, _ = read_records(CORPUS / "clean-classic.ginlog")  # the host's hello, the guest's
+    host_key, guest_key = (Entry.from_wire(r).body.key for r in records[:2])
+    games = tmp_path / "home" / "games"
+    (games / "computer").mkdir(parents=True)
+    computer = write(games / "computer" / "20250101-120000-guest.ginlog", records[:1])
+    PeerFile("guest", "Computer", player="bot").save(peer_path(computer))
+    played = write(games / "20250101-120000-host.ginlog", records[:1])  # `echo quit | play`
+    PeerFile("host", "Ann", computer_game=str(computer)).save(peer_path(played))
+    peers.pin(guest_key, "Bobby", home=tmp_path / "home")
+    hosted = write(games / "20250102-120000-host.ginlog", records[:1])  # the guest left
+    PeerFile("host", "Ann", peer_key=key_to_text(guest_key)).save(peer_path(hosted))
+    alone = write(games / "20250103-120000-host.ginlog", records[:1])
+    PeerFile("host", "Ann").save(peer_path(alone))
+    accepted = write(games / "20250104-120000-guest.ginlog", records[:2])
+    PeerFile("guest", "Bob", peer_key=key_to_text(host_key)).save(peer_path(accepted))
+    assert unfinished_with(games, key_to_text(host_key)) == accepted  # what `join` says
+    assert main(["games"]) == 0
+    out = capsys.readouterr().out
+    assert "not started" not in out and " guest " not in out, out
+    rows = [re.split(r"  +", line)[1:] for line in out.splitlines() if line[:1].isdigit()]
+    assert rows == [[who, "classic*", "unfinished, not dealt yet"]
+                    for who in ("Ann", "-", "Bobby", "Computer")], out
+
+
 def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip

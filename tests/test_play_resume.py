@@ -242,6 +242,7 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: 
     said_yes = guest_file("20250101-120000-guest.ginlog", 2)  # older, and begun
     listed = _ginp2p(tmp_path, "games").stdout
     assert str(said_yes) in listed and str(other) not in listed, listed
+    assert "  Ann  " in listed and "unfinished, not dealt yet" in listed, listed  # as join says
     joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert joined.returncode == 1, joined.stdout + joined.stderr
     assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
