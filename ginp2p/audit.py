@@ -71,7 +71,7 @@ from .logfile import FileCorrupt, NotALog, read_records
 from .match import MatchEnd
 from .rules import RuleSet
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
-from .words import match_end_words, preset_words, result_words
+from .words import count, match_end_words, preset_words, result_words
 
 __all__ = [
     "Folded",
@@ -176,7 +176,7 @@ class Report:
             cheat, owed, damage = h.cheat, h.owed, h.damage
         preset = f", preset {preset_words(self.rules)}" if self.rules is not None else ""
         if self.entries:
-            lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {self.entries} entries")
+            lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {count(self.entries, 'entry')}")
         else:
             lines.append("no entries: the players are not known")
         for h in chosen:

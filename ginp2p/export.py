@@ -20,7 +20,7 @@ from .cards import Card, card_order, parse_card
 from .engine import Declaration, HandResult
 from .replay import Replay, Step
 from .table import NAMES
-from .words import result_words, settings_words
+from .words import count, result_words, settings_words
 
 __all__ = ["SCHEMA", "document", "text_lines"]
 
@@ -175,7 +175,8 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
     who = doc["players"]
     preset = f", preset {doc['preset']}" if doc["preset"] else ""
     preset += f" with {settings_words(doc['rules_changed'])}" if doc["rules_changed"] else ""
-    yield f"{who['host']} (host) vs {who['guest']} (guest){preset}; {doc['entries']} entries"
+    entries = count(doc["entries"], "entry")
+    yield f"{who['host']} (host) vs {who['guest']} (guest){preset}; {entries}"
     yield from doc["notes"]
     for h in doc["hands"]:
         yield ""

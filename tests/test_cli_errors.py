@@ -319,6 +319,10 @@ def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
     rows = [re.split(r"  +", line)[1:] for line in out.splitlines() if line[:1].isdigit()]
     assert rows == [[who, "classic*", "unfinished, not dealt yet"]
                     for who in ("Ann", "-", "Bobby", "Computer")], out
+    for command in (["audit", str(alone)], ["export", str(alone)]):
+        main(command)
+        assert "(guest), preset classic with game_target=10; 1 entry\n" in \
+            capsys.readouterr().out  # fmt: skip
 
 
 def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(

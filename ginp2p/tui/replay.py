@@ -27,7 +27,7 @@ from ..charset import encodes
 from ..log import GUEST, HOST
 from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
-from ..words import hands_words, preset_words, result_words
+from ..words import count, hands_words, preset_words, result_words
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
@@ -431,7 +431,7 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
     r = replay
     rep = r.report
     preset = f", preset {preset_words(r.rules)}" if r.rules is not None else ""
-    yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {len(r)} entries"
+    yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {count(len(r), 'entry')}"
     yield f"view: {r.view_name(view)}; audit: {rep.verdict}"
     yield from r.notes
     for s in r.steps:
