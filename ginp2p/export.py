@@ -19,8 +19,9 @@ from . import match as mt
 from .cards import Card, card_order, parse_card
 from .engine import Declaration, HandResult
 from .replay import Replay, Step
+from .rules import RuleSet
 from .table import NAMES
-from .words import count, result_words, settings_words
+from .words import count, result_words, score_reasons, settings_words
 
 __all__ = ["SCHEMA", "document", "text_lines"]
 
@@ -52,7 +53,7 @@ def _declaration(d: Declaration | None) -> dict[str, Any] | None:
     }
 
 
-def _result(r: HandResult, names: Sequence[str]) -> dict[str, Any]:
+def _result(r: HandResult, names: Sequence[str], rules: RuleSet | None) -> dict[str, Any]:
     return {
         "end": str(r.end),
         "knocker": NAMES[r.knocker] if r.knocker is not None else None,
@@ -62,6 +63,8 @@ def _result(r: HandResult, names: Sequence[str]) -> dict[str, Any]:
         "gin": r.gin,
         "undercut": r.undercut,
         "text": result_words(r, names),
+        # the points' making, as the table's summary says it (the text says who scored)
+        "reasons": score_reasons(r, rules, names.__getitem__, total=False) if rules else [],
         "declarations": {NAMES[p]: _declaration(r.declarations[p]) for p in (0, 1)},
     }
 
@@ -132,7 +135,7 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
                     for s in steps
                     if s.mark is not None
                 ],
-                "result": _result(result, names) if result is not None else None,
+                "result": _result(result, names, replay.rules) if result is not None else None,
                 "scores": scores,
             }
         )
@@ -207,6 +210,8 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
                 left = f"deadwood {cards(dead)} = {d['deadwood']}" if dead else "no deadwood"
                 yield f"  {who[side]} shows {melds}{laid}; {left}"
             yield f"  Result: {r['text']}"
+            if r["reasons"]:
+                yield f"  Points: {'; '.join(r['reasons'])}"
         if h["scores"] is not None:
             s = h["scores"]
             yield f"  Scores: {who['host']} {s['host']}, {who['guest']} {s['guest']}"

@@ -13,7 +13,7 @@ from .rules import RuleSet
 
 __all__ = ["END_WORDS", "MATCH_ENDS", "action_words", "count", "ending", "for_screen",
            "goal_words", "hands_words", "match_end_words", "no_score", "preset_words",
-           "result_words", "rules_help", "settings_words"]  # fmt: skip
+           "result_words", "rules_help", "score_reasons", "settings_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -108,6 +108,43 @@ def result_words(r: HandResult, names: Sequence[str]) -> str:
         return line + no_score(r)
     gains = [f"{names[p]} {r.points[p]:+d}" for p in (0, 1) if r.points[p]]  # rumino's gin: -10
     return f"{line}; {', '.join(gains)}"
+
+
+def score_reasons(r: HandResult, rules: RuleSet, who: Callable[[int], str], *,
+                  total: bool = True) -> list[str]:  # fmt: skip
+    """How a hand's points were made up, a phrase each: "deadwood 3 against 25: a
+    difference of 22", "gin bonus: 25", and with ``total`` "Bob scores 47"; a tie's,
+    and rumino's gin. The table's hand summary and the export both say it, so that
+    "did they really score that?" has one answer. ``who`` names a player ("you", or a
+    name)."""
+    d = r.declarations
+    if r.scored and d[0] is not None and d[1] is not None and rules.scoring != "own_deadwood":
+        gainer = 0 if r.points[0] else 1
+        won, lost = (d[0], d[1]) if gainer == 0 else (d[1], d[0])
+        diff = abs(won.deadwood - lost.deadwood)
+        bonus = r.points[gainer] - diff
+        reasons = [f"deadwood {won.deadwood} against {lost.deadwood}: a difference of {diff}"]
+        if bonus > 0:
+            kind = "undercut" if r.undercut else "big gin" if r.end is HandEnd.BIG_GIN else \
+                "gin" if r.gin else "bonus"  # fmt: skip
+            reasons.append(f"{kind} bonus: {bonus}")
+        name = who(gainer)
+        scores = f"{name} {'score' if name == 'you' else 'scores'} {r.points[gainer]}"
+        return reasons + [scores] * total
+    if r.scored and rules.scoring == "own_deadwood":
+        reasons = ["each player adds their own deadwood (low is good)"]
+        if r.gin and r.knocker is not None:  # rumino's -10, a gain where low is good
+            k, ginner = r.knocker, d[r.knocker]
+            bonus = r.points[k] - (ginner.deadwood if ginner is not None else 0)
+            if bonus:
+                name = who(k)
+                whose = "your" if name == "you" else f"{name}'s"
+                reasons.append(f"a gin: {bonus:+d} to {whose} own score")
+        return reasons
+    if not r.scored and d[0] is not None and d[1] is not None \
+            and d[0].deadwood == d[1].deadwood:  # fmt: skip
+        return [f"equal deadwood ({d[0].deadwood} each): a tie, nobody scores"]
+    return []
 
 
 #: How a match ended, in a few words for a result line ("Ann wins, 123 to 45 (reached

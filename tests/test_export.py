@@ -90,7 +90,8 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
 def test_a_showdown_reads_as_the_table_writes_it(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     """Melds in brackets, one space apart; a gin's empty deadwood is "no deadwood", not
-    a dangling "deadwood - = 0"."""
+    a dangling "deadwood - = 0"; the points are explained as the table's summary does
+    (the defender's deadwood and the gin bonus)."""
     gin = play_match(RULES, 2)  # the match of seed 2 ends in a gin
     path = write(tmp_path / "gin.ginlog", gin.host.saved)
     doc = export_json(path, capsys)
@@ -103,6 +104,12 @@ def test_a_showdown_reads_as_the_table_writes_it(tmp_path: Path,
     melds = " ".join(f"[{' '.join(m)}]" for m in d["melds"])
     assert f"  {doc['players'][side]} shows {melds}; no deadwood\n" in text
     assert "deadwood -" not in text and "]  [" not in text
+    lost = r["declarations"]["guest" if side == "host" else "host"]["deadwood"]
+    reasons = [f"deadwood 0 against {lost}: a difference of {lost}",
+               f"gin bonus: {RULES.gin_bonus}"]  # fmt: skip
+    points = r["points"][0 if side == "host" else 1]
+    assert r["reasons"] == reasons and points == lost + RULES.gin_bonus
+    assert f"  Points: {'; '.join(reasons)}\n" in text
 
 
 def test_a_hand_ended_by_a_resign_says_so_in_text_and_json(

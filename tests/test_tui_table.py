@@ -1352,7 +1352,7 @@ def test_a_pass_at_the_wall_names_who_passed() -> None:
     from ginp2p.audit import _result_json
     from ginp2p.export import _result
 
-    assert _result(r, NAMES)["ended_by"] == "guest" and _result_json(r)["ended_by"] == 1  # type: ignore[index]
+    assert _result(r, NAMES, None)["ended_by"] == "guest" and _result_json(r)["ended_by"] == 1  # type: ignore[index]
     # a resignation names who resigned too, whoever's turn it was
     gave_up = engine.apply(h, engine.Resign(1 - h.to_move)).result
     assert gave_up is not None

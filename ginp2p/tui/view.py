@@ -16,12 +16,20 @@ from .. import engine
 from .. import match as mt
 from .. import melds as M
 from ..cards import Card, card_order
-from ..engine import Action, Declaration, HandEnd, HandResult, HandState, Phase
+from ..engine import Action, Declaration, HandResult, HandState, Phase
 from ..match import MatchEnd, MatchState
 from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..table import Chatted, HandDealt, HandScored, MatchOver, Moved
-from ..words import action_words, count, ending, goal_words, match_end_words, no_score
+from ..words import (
+    action_words,
+    count,
+    ending,
+    goal_words,
+    match_end_words,
+    no_score,
+    score_reasons,
+)
 
 __all__ = [
     "Draft",
@@ -469,32 +477,7 @@ def hand_summary(number: int, r: HandResult, scores: tuple[int, int], me: int,
                     r.points[p], scores[p])
         for p in (me, 1 - me)
     )
-    reasons: list[str] = []
-    d = r.declarations
-    if r.scored and d[0] is not None and d[1] is not None and rules.scoring != "own_deadwood":
-        gainer = 0 if r.points[0] else 1
-        won, lost = (d[0], d[1]) if gainer == 0 else (d[1], d[0])
-        diff = abs(won.deadwood - lost.deadwood)
-        bonus = r.points[gainer] - diff
-        reasons.append(f"deadwood {won.deadwood} against {lost.deadwood}: "
-                       f"a difference of {diff}")  # fmt: skip
-        if bonus > 0:
-            kind = "undercut" if r.undercut else "big gin" if r.end is HandEnd.BIG_GIN else \
-                "gin" if r.gin else "bonus"  # fmt: skip
-            reasons.append(f"{kind} bonus: {bonus}")
-        reasons.append(f"{'you' if gainer == me else names[gainer]} "
-                       f"{'score' if gainer == me else 'scores'} {r.points[gainer]}")  # fmt: skip
-    elif r.scored and rules.scoring == "own_deadwood":
-        reasons.append("each player adds their own deadwood (low is good)")
-        if r.gin and r.knocker is not None:  # rumino's -10, a gain where low is good
-            k, ginner = r.knocker, d[r.knocker]
-            bonus = r.points[k] - (ginner.deadwood if ginner is not None else 0)
-            if bonus:
-                whose = "your" if k == me else f"{names[k]}'s"
-                reasons.append(f"a gin: {bonus:+d} to {whose} own score")
-    elif not r.scored and d[0] is not None and d[1] is not None \
-            and d[0].deadwood == d[1].deadwood:  # fmt: skip
-        reasons.append(f"equal deadwood ({d[0].deadwood} each): a tie, nobody scores")
+    reasons = score_reasons(r, rules, lambda p: "you" if p == me else names[p])
     return HandSummary(number, hand_line(number, r, me, names, rules), seats, tuple(reasons))  # type: ignore[arg-type]
 
 
