@@ -192,6 +192,16 @@ def _default_name(bot: bool) -> str:
     return "".join(c for c in name if c.isprintable()) or "player"
 
 
+class _Help(argparse.HelpFormatter):
+    """argparse's help, but an epilog of examples keeps its lines as written (argparse
+    would run them together into one paragraph)."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        if text.startswith("examples:"):
+            return "".join(indent + line for line in text.splitlines(keepends=True))
+        return super()._fill_text(text, width, indent)
+
+
 def _log_dir(args: argparse.Namespace) -> Path:
     from .gamefiles import games_dir
 
@@ -1090,8 +1100,13 @@ def build_parser() -> argparse.ArgumentParser:
     bot.set_defaults(func=_cmd_bot)
 
     resume = sub.add_parser("resume", help="continue a saved game (after a crash or quit)",
-                            description="Continue the game of FILE.ginlog where it stopped.")
-    resume.add_argument("file", metavar="FILE.ginlog")
+                            description="Continue the game of FILE.ginlog where it stopped.",
+                            formatter_class=_Help, epilog="""examples:
+  ginp2p games                        the saved games, with their files
+  ginp2p resume GAME.ginlog           continue one, as the side you played
+  ginp2p resume GAME.ginlog --bot     let the computer play your side""")
+    resume.add_argument("file", metavar="FILE.ginlog",
+                        help="the game's log (`ginp2p games` lists them)")
     resume.add_argument("--bot", action="store_true", help="let the computer play this side")
     resume.add_argument("--address", metavar="HOST:PORT", help="guest: the host moved here")
     resume.add_argument("--port", type=int, help="host: listen on another port")
@@ -1124,6 +1139,10 @@ def build_parser() -> argparse.ArgumentParser:
                             "(finished or not): entry by entry, move by move, hand by hand, "
                             "as either player or an onlooker saw it, with the entries the "
                             "audit rejects marked. Press ? in the viewer for the keys.",
+                            formatter_class=_Help, epilog="""examples:
+  ginp2p replay GAME.ginlog                  the viewer (? in it: the keys)
+  ginp2p replay GAME.ginlog --as all         every card the log proves
+  ginp2p replay GAME.ginlog --plain --moves  the moves as text""",
                             )  # fmt: skip
     replay.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
     replay.add_argument("--as", dest="view", metavar="VIEW",
@@ -1150,7 +1169,11 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-check every signature, shuffle step, key and rule of a saved game "
         "and give one verdict per hand and one for the file. The exit code is the verdict: "
         f"0 clean, 1 cheated, 2 incomplete, 3 damaged ({NO_VERDICT}: no verdict, e.g. no "
-        "such file). See docs/audit.md.")  # fmt: skip
+        "such file). See docs/audit.md.", formatter_class=_Help, epilog="""examples:
+  ginp2p games                      the saved games and their files
+  ginp2p audit GAME.ginlog          the verdict, then each hand's
+  ginp2p audit GAME.ginlog --hand 3 hand 3 only; its verdict is the exit code
+  ginp2p export GAME.ginlog         every deal, move, showdown and score""")  # fmt: skip
     audit.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
     audit.add_argument("--hand", type=int, metavar="N",
                        help="report hand N only (0: the set-up); the exit code is its verdict")
@@ -1169,6 +1192,10 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Print the whole game: every hand's deal, moves, "
                             "showdown and scores. Only what the log proves is shown: in a "
                             "hand whose seeds were never opened, unseen cards stay hidden.",
+                            formatter_class=_Help, epilog="""examples:
+  ginp2p export GAME.ginlog                     read it in the terminal
+  ginp2p export GAME.ginlog -o game.txt         keep it as a text file
+  ginp2p export GAME.ginlog --format json -o game.json""",
                             )  # fmt: skip
     export.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
     export.add_argument("--format", choices=("text", "json"), default="text",

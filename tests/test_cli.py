@@ -19,18 +19,27 @@ from ginp2p.identity import key_to_text, load_or_create_identity
 
 from .test_session_support import CODE, SHORT, Peer, assert_same_and_clean, host
 
-COMMANDS = ["play", "host", "join", "bot", "resume", "keys", "games", "selfplay", "rules"]
+COMMANDS = ["play", "host", "join", "bot", "resume", "keys", "games", "selfplay", "rules",
+            "replay", "audit", "export"]  # fmt: skip
 
 
 @pytest.mark.parametrize("command", [None, *COMMANDS])
-def test_help(command: str | None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_help(command: str | None, capsys: pytest.CaptureFixture[str],
+              monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """Every command's help, in ASCII (a terminal without UTF-8 prints it too); the
+    commands that read a game file show examples, kept one a line within 80 columns."""
+    monkeypatch.setenv("COLUMNS", "80")
     with pytest.raises(SystemExit) as stop:
         cli.main([command, "--help"] if command else ["--help"])
     assert stop.value.code == 0
     text = capsys.readouterr().out
-    assert text.startswith("usage: ginp2p")
+    assert text.startswith("usage: ginp2p") and text.isascii()
     if command in ("host", "join", "bot"):
         assert "--pair-code" in text and "--name" in text and "--log-dir" in text
+    if command in ("resume", "replay", "audit", "export"):
+        examples = text[text.index("\nexamples:\n"):].splitlines()[2:]
+        assert len(examples) >= 3 and all(line.startswith("  ginp2p ") for line in examples)
+        assert all(len(line) < 80 for line in examples), examples
 
 
 def test_help_does_not_import_the_network() -> None:
