@@ -41,6 +41,7 @@ from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Tabl
 from .words import action_words, match_end_words, preset_words, result_words
 
 __all__ = [
+    "DAMAGED",
     "VIEWS",
     "Frame",
     "Mark",
@@ -55,6 +56,8 @@ __all__ = [
 ]
 
 VIEWS = ("public", "host", "guest", "all")
+#: How a note about the file's damage begins (the audit's report says the damage too).
+DAMAGED = "damaged: "
 #: Kinds stepped through "move by move": the players' moves and what ends a match.
 MOVE_KINDS = frozenset(ev.ACTION_KINDS | ev.ENDERS)
 
@@ -578,7 +581,7 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
     public = {h.number: dict(h.known) for h in table.hands}
     private: tuple[dict[int, dict[int, Card]], dict[int, dict[int, Card]]] = ({}, {})
     owners: list[Path | None] = [None, None]
-    notes = [f"damaged: {d}" for d in report.damage]
+    notes = [f"{DAMAGED}{d}" for d in report.damage]
     if len(lin.order) < report.entries:
         notes.append(f"only the first {len(lin.order)} of the file's {report.entries} entries "
                      "can be replayed")  # fmt: skip

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from prompt_toolkit.data_structures import Size
+from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 from prompt_toolkit.output.vt100 import Vt100_Output
@@ -31,7 +32,15 @@ from ginp2p.protocol import PeerProtocol
 from ginp2p.replay import ReplayError, load
 from ginp2p.rules import get_preset
 from ginp2p.tui.look import Look
-from ginp2p.tui.replay import Viewer, build_app, footer_for, frame_text, plain_lines, screen
+from ginp2p.tui.replay import (
+    Viewer,
+    audit_lines,
+    build_app,
+    footer_for,
+    frame_text,
+    plain_lines,
+    screen,
+)
 
 from .helpers import Match, play_match, write
 
@@ -459,3 +468,14 @@ def test_a_joker_is_shown_where_it_stands_in_a_run() -> None:
              find_secrets=False)  # fmt: skip
     text = frame_text(r, 36, "public", Look(ascii=True, colour=False))
     assert "[9H JK JH]" in text and "[9H JH JK]" not in text
+
+
+def test_the_audit_page_says_each_damage_once_and_no_exit_code() -> None:
+    """`a` in the viewer: the verdict in the title, every damage line once (the report
+    says it; the replay's notes used to repeat it), no "(exit 3)" of a command line."""
+    r = load(Path(__file__).parent / "corpus" / "damaged-bit-flip.ginlog")
+    page = fragment_list_to_text(audit_lines(r, 80))
+    assert page.startswith("Audit: DAMAGED\n") and "exit" not in page
+    damage = r.report.damage
+    assert damage and all(page.count(d) == 1 for d in damage), page
+    assert "only the first 19 of the file's 37 entries can be replayed" in page

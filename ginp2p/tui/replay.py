@@ -25,7 +25,7 @@ from .. import melds
 from ..cards import Card, card_order
 from ..charset import encodes
 from ..log import GUEST, HOST
-from ..replay import VIEWS, Frame, Replay, Seat, Step, phase_words
+from ..replay import DAMAGED, VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
 from ..words import count, hands_words, preset_words, result_words
 from .look import Look
@@ -364,13 +364,18 @@ def help_lines() -> StyleAndTextTuples:
 
 
 def audit_lines(replay: Replay, width: int = 80) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = [("class:title", "Audit\n")]
-    for line in replay.report.text().splitlines():
+    """The `a` page: the audit's report without its first line (the verdict is in the
+    title; an exit code means nothing in the viewer), then the replay's notes other
+    than the damage, which the report has said already."""
+    rep = replay.report
+    out: StyleAndTextTuples = [("class:title", f"Audit: {str(rep.verdict).upper()}\n")]
+    for line in rep.text().splitlines()[1:]:
         indent = len(line) - len(line.lstrip())
         lines = textwrap.wrap(line, max(width, 20), subsequent_indent=" " * (indent + 2))
         out.append(("", "\n".join(lines) + "\n"))
     for note in replay.notes:
-        out.extend(_wrapped("class:warn", note, width))
+        if not note.startswith(DAMAGED):
+            out.extend(_wrapped("class:warn", note, width))
     return out
 
 
