@@ -188,7 +188,7 @@ class Report:
             lines.append(f"  rule {cheat.rule}; {FEEDS[cheat.author]} entry {cheat.seq}, "
                          f"id {cheat.entry.hex()}")  # fmt: skip
         if owed:
-            lines.append("Owed:")
+            lines.append(f"Owed, {_OWED_DAMAGED if self.damage else _OWED_CUT}:")
             lines += [f"  - {o}" for o in owed]
         if damage:
             lines.append("Damage (this blames nobody: anyone holding a file can alter it):")
@@ -268,6 +268,11 @@ def _result_json(r: HandResult | None) -> dict[str, Any] | None:
         "undercut": r.undercut,
     }
 
+
+#: What is owed, said from one file: a player who stopped, a copy cut at a record
+#: boundary and (in a damaged file) a lost entry all look the same.
+_OWED_CUT = "unless this copy ends early (audit the other player's copy too)"
+_OWED_DAMAGED = "as far as this damaged file shows (perhaps in the part that was lost)"
 
 _FORFEIT = {
     "cheat": "{} forfeits for cheating",

@@ -286,6 +286,21 @@ def test_a_log_cut_before_an_opening_names_who_owes_it(honest: Played) -> None:
     assert r.winner is None and r.end is None
 
 
+def test_what_is_owed_is_hedged_once_from_one_copy(honest: Played) -> None:
+    """A copy cut at a record boundary looks like a player who stopped: the text says
+    so once, over the list; with damage, the owed entry may be in the lost part."""
+    opens = [e for e in honest.linear() if e.kind == "open"]
+    r = audit_records(_prefix(honest, lambda e: e.id == opens[1].id))
+    lines = r.text().splitlines()
+    head = "Owed, unless this copy ends early (audit the other player's copy too):"
+    assert lines.count(head) == 1 and lines[lines.index(head) + 1].startswith("  - ")
+    assert r.text(only=opens[1].body.hand).count(head) == 1
+    damaged = audit_records(_prefix(honest, lambda e: e.id == opens[1].id), torn=True)
+    assert "Owed, as far as this damaged file shows (perhaps in the part that was lost):" \
+        in damaged.text().splitlines()
+    assert damaged.owed == r.owed  # the sentences (and the JSON) are unchanged
+
+
 def test_a_log_cut_in_play_names_the_player_to_move(honest: Played) -> None:
     moves = [e for e in honest.linear() if e.kind in ("discard", "draw_stock")]
     cut = moves[3]
