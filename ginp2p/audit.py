@@ -65,13 +65,26 @@ from . import events as ev
 from . import shuffle as sh
 from .cards import Card
 from .engine import DeckKnowledge, HandResult
-from .log import GUEST, HOST, Entry, Linear, Log, Outcome, Owed, Problem, game_id, structure_problem
+from .log import (
+    ANOTHER_GAME_ENTRY,
+    ANOTHER_GAME_HELLO,
+    GUEST,
+    HOST,
+    Entry,
+    Linear,
+    Log,
+    Outcome,
+    Owed,
+    Problem,
+    game_id,
+    structure_problem,
+)
 from .log import Verdict as ClaimState
 from .logfile import FileCorrupt, NotALog, read_records
 from .match import MatchEnd
 from .rules import RuleSet
 from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
-from .words import count, match_end_words, preset_words, result_words
+from .words import KIND_WORDS, count, for_screen, match_end_words, preset_words, result_words
 
 __all__ = [
     "Folded",
@@ -358,8 +371,8 @@ def _load(records: Sequence[bytes]) -> tuple[Log, list[_Dropped]]:
     for i, r in enumerate(records, 1):
         try:
             decoded.append((i, Entry.from_wire(bytes(r))))
-        except (ev.RemoteProtocolError, ValueError) as exc:
-            dropped.append(_Dropped(i, f"does not decode ({exc})", None))
+        except (ev.RemoteProtocolError, ValueError):
+            dropped.append(_Dropped(i, UNREADABLE, None))
     first = _pick_hellos(decoded)
     chosen = {id(e) for _, e in first}
     rest = sorted(
@@ -393,7 +406,19 @@ def _ranges(nums: Sequence[int]) -> str:
 def _entry_words(e: Entry) -> str:
     hand = getattr(e.body, "hand", None)
     where = f" in hand {hand}" if hand is not None else ""
-    return f"{FEEDS[e.author]} entry {e.seq} ({e.kind}{where})"
+    return f"{FEEDS[e.author]} entry {e.seq} ({KIND_WORDS.get(e.kind, e.kind)}{where})"
+
+
+#: A record whose bytes are no entry at all (a flipped bit, say): what went wrong in
+#: the decoder says nothing more to people.
+UNREADABLE = "its bytes are damaged and do not form a log entry"
+#: Reasons said of several records at once.
+_PLURAL = {
+    UNREADABLE: "their bytes are damaged and do not form log entries",
+    ANOTHER_GAME_ENTRY: "entries of another game",
+    ANOTHER_GAME_HELLO: "hellos of another game",
+    "bad signature": "bad signatures",
+}
 
 
 def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
@@ -404,7 +429,8 @@ def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
     lines = []
     for reason, ds in by_reason.items():
         if len(ds) > 3:
-            lines.append(f"records {_ranges([d.record for d in ds])}: {reason}")
+            many = _PLURAL.get(reason, f"each: {reason}")
+            lines.append(f"records {_ranges([d.record for d in ds])}: {many}")
             continue
         for d in ds:
             what = f", {_entry_words(d.entry)}" if d.entry is not None else ""
@@ -806,8 +832,8 @@ def _claim_words(c: Entry, verdict: ClaimState, names: tuple[str, str]) -> str:
     o = c.body.owed_author
     how = ("no entry of theirs answers it" if verdict is ClaimState.OPEN
            else "they answered only after seeing it")  # fmt: skip
-    return (f"{names[c.author]} claimed that {names[o]} owed {c.body.what!r} and {how}: the "
-            f"claim stands and {names[o]} forfeits the match")
+    return (f"{names[c.author]} claimed that {names[o]} owed \"{for_screen(c.body.what)}\" "
+            f"and {how}: the claim stands and {names[o]} forfeits the match")
 
 
 def _result(table: Table, cheat: Cheat | None, audit_cheat: Cheat | None, unsettled: bool

@@ -52,7 +52,7 @@ from .log import (
 from .log import nonce_hash as hash_nonce
 from .match import MatchEnd, MatchState
 from .rules import RuleSet
-from .words import for_screen
+from .words import KIND_WORDS, for_screen, sent_words
 
 __all__ = [
     "OWED_GUEST_HELLO",
@@ -197,10 +197,41 @@ def _need_len(items: Sequence[Any], n: int, what: str) -> None:
         raise _Broken("bad-length", f"{what} has {len(items)} points, not {n}")
 
 
+def _the(kind: str) -> str:
+    """An entry's kind with "the": "the knock", "the answers to a challenge"."""
+    words = KIND_WORDS.get(kind, kind)
+    for article in ("a ", "an "):
+        if words.startswith(article):
+            return "the " + words[len(article):]
+    return words if words.startswith("the ") else f"the {words}"
+
+
 def _describe_owed(owed: Sequence[Owed], names: Sequence[str]) -> str:
     if not owed:
         return "nothing was owed"
     return "; ".join(f"{names[o.author]} owed {o.what}" for o in owed)
+
+
+_Ends = tuple[bytes, bytes, tuple[int, ...]]  # a checkpoint's last entries and scores
+
+
+def _checkpoint_words(got: _Ends, want: _Ends, names: Sequence[str]) -> str:
+    """A checkpoint that disagrees with the log: the scores by name, and the last
+    entries it signs (by id) only when those differ."""
+    def scores(s: tuple[int, ...]) -> str:
+        return f"{names[0]} {s[0]}, {names[1]} {s[1]}"
+
+    def ends(x: _Ends) -> str:
+        return f"{x[0][:4].hex()}/{x[1][:4].hex()}"
+
+    parts = []
+    if got[2] != want[2]:
+        parts.append(f"the checkpoint gives the scores as {scores(got[2])}; the log gives "
+                     f"{scores(want[2])}")  # fmt: skip
+    if got[:2] != want[:2]:
+        parts.append(f"it signs the hand as ending at entries {ends(got)}; the log ends it at "
+                     f"{ends(want)}")  # fmt: skip
+    return "; ".join(parts)
 
 
 # ------------------------------------------------------------------------ one hand
@@ -618,7 +649,7 @@ class Table:
         if not any(o.author == e.author and e.kind in o.kinds for o in owed):
             raise _Broken(
                 "out-of-turn",
-                f"{s.names[e.author]} sent a {e.kind} when {_describe_owed(owed, s.names)}",
+                f"{sent_words(e.kind, s.names[e.author])} when {_describe_owed(owed, s.names)}",
             )
         if p.concurrent and e.kind not in ev.COMMUTING:
             # judged at its ack point: its author had not seen these opponent entries
@@ -626,8 +657,9 @@ class Table:
             if any(u.kind != "chat" and not self._idle_claim(u) for u in unseen):
                 raise _Broken(
                     "out-of-turn",
-                    f"{s.names[e.author]} sent a {e.kind} before seeing the "
-                    f"{unseen[0].kind} it had to wait for",
+                    f"{sent_words(e.kind, s.names[e.author])} before seeing what it had to "
+                    f"wait for: {KIND_WORDS.get(unseen[0].kind, unseen[0].kind)} from "
+                    f"{s.names[1 - e.author]}",
                 )
         handler = getattr(self, f"_on_{e.kind}", None)
         if handler is None:
@@ -675,7 +707,8 @@ class Table:
         h = self._s.hand
         assert h is not None
         if e.body.hand != h.number:
-            raise _Broken("wrong-hand", f"a {e.kind} for hand {e.body.hand} during hand {h.number}")
+            raise _Broken("wrong-hand", f"{KIND_WORDS.get(e.kind, e.kind)} for hand "
+                                        f"{e.body.hand} during hand {h.number}")
         return h
 
     # -- the shuffle -------------------------------------------------------------------
@@ -696,7 +729,7 @@ class Table:
                 self._cache[key] = exc
         error = self._cache[key]
         if error is not None:
-            raise _Broken(error.reason, str(error))
+            raise _Broken(error.reason, error.message)  # the code is the rule, not words
 
     def _unproven(self, h: HandFold, author: int) -> bool:
         """Whether ``author``'s proofs in this hand go unchecked (see the class doc)."""
@@ -873,7 +906,8 @@ class Table:
         try:
             action = ev.body_action(e.kind, e.body, a)
         except (ValueError, TypeError) as exc:
-            raise _Broken("malformed", f"the {e.kind} does not describe an action: {exc}") from None
+            raise _Broken("malformed", f"{_the(e.kind)} does not describe a move ({exc})") \
+                from None  # fmt: skip
         held = set(hs.hands[a])
         for item in e.body.keys:
             if item.pos not in held:
@@ -882,7 +916,7 @@ class Table:
         if e.kind in _SHOWING:
             hidden = [pos for pos in hs.hands[a] if pos not in h.keys[a]]
             if hidden:
-                raise _Broken("hidden-card", f"the {e.kind} does not show the whole hand")
+                raise _Broken("hidden-card", f"{_the(e.kind)} does not show the whole hand")
         before = s.match
         m = replace(before, hand=hs.with_knowledge(PartialKnowledge(dict(h.known))))
         try:
@@ -890,7 +924,7 @@ class Table:
         except engine.IllegalAction as exc:
             raise _Broken(f"illegal-move:{exc.rule}", str(exc)) from None
         except engine.HiddenCard as exc:
-            raise _Broken("hidden-card", f"the {e.kind} shows a card it did not reveal: {exc}") \
+            raise _Broken("hidden-card", f"{_the(e.kind)} shows a card it did not reveal: {exc}") \
                 from None  # fmt: skip
         s.match = m
         new = m.hand
@@ -1016,12 +1050,7 @@ class Table:
         want = (h.last_play[0], h.last_play[1], tuple(s.match.scores))
         got = (e.body.last_host, e.body.last_guest, (e.body.scores.host, e.body.scores.guest))
         if got != want:
-            raise _Broken(
-                "bad-checkpoint",
-                f"the checkpoint says scores {got[2]} and ends {got[0][:4].hex()}/"
-                f"{got[1][:4].hex()}; the log gives {want[2]} and "
-                f"{want[0][:4].hex()}/{want[1][:4].hex()}",
-            )
+            raise _Broken("bad-checkpoint", _checkpoint_words(got, want, s.names))
         h.checkpoints[e.author] = e.body
         if all(c is not None for c in h.checkpoints) and not s.match.over:
             self._begin_hand()
@@ -1051,7 +1080,8 @@ class Table:
         owed = [o for o in self.owed() if o.author == b.owed_author]
         if not any(set(b.kinds) & o.kinds for o in owed):
             raise _Broken("false-claim",
-                          f"claimed {b.what!r}, but {_describe_owed(self.owed(), s.names)}")
+                          f"claimed that {s.names[b.owed_author]} owed \"{for_screen(b.what)}\", "
+                          f"but {_describe_owed(self.owed(), s.names)}")
         s.claims.append(e)
         if s.match is not None:  # after the last hand too (its openings were owed)
             s.match = mt.forfeit(s.match, b.owed_author, MatchEnd.CLAIM)

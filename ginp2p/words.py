@@ -11,9 +11,10 @@ from .cards import Card
 from .engine import Action, HandEnd, HandResult
 from .rules import RuleSet
 
-__all__ = ["END_WORDS", "MATCH_ENDS", "action_words", "count", "ending", "for_screen",
-           "goal_words", "hands_words", "match_end_words", "no_score", "preset_words",
-           "result_words", "rules_help", "score_reasons", "settings_words"]  # fmt: skip
+__all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "count", "ending",
+           "for_screen", "goal_words", "hands_words", "match_end_words", "no_score",
+           "preset_words", "result_words", "rules_help", "score_reasons", "sent_words",
+           "settings_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -62,6 +63,48 @@ _MOVES = {
     "declare_rumino": ("declares rumino", "declared rumino"),
     "resign": ("resigns", "resigned"),
 }
+
+
+#: Each kind of log entry as a noun phrase: "a commitment", "a knock".
+KIND_WORDS = {
+    "hello": "a hello",
+    "nonce": "the host's half of the coin toss",
+    "commit": "a commitment",
+    "shuffle": "a shuffle",
+    "challenge": "a challenge",
+    "answers": "answers to a challenge",
+    "lock": "a lock",
+    "keys": "the deal keys",
+    "stock_key": "the key for a stock card",
+    "open": "the opening of the seeds",
+    "checkpoint": "a checkpoint",
+    "resign": "a resignation",
+    "claim": "a claim",
+    "dispute": "a dispute",
+    "chat": "a chat line",
+    "pass_upcard": "a pass of the upcard",
+    "take_upcard": "a take of the upcard",
+    "draw_stock": "a draw from the stock",
+    "draw_discard": "a draw from the pile",
+    "discard": "a discard",
+    "knock": "a knock",
+    "gin": "a gin",
+    "big_gin": "a big gin",
+    "wall_knock": "a knock at the wall",
+    "wall_pass": "a pass at the wall",
+    "show": "a show of melds",
+    "declare_rumino": "a rumino",
+}
+
+
+def sent_words(kind: str, who: str) -> str:
+    """What ``who`` did by writing an entry of ``kind``: "Ann took the upcard", "Bob
+    sent a commitment"."""
+    if kind == "show":
+        return f"{who} showed their melds"
+    if kind in _MOVES:
+        return f"{who} {_MOVES[kind][1].format(card='')}"
+    return f"{who} sent {KIND_WORDS.get(kind, kind)}"
 
 
 def action_words(action: Action, who: str, card: Card | None = None, *, past: bool = False,

@@ -24,6 +24,7 @@ from ginp2p.logfile import LogFile
 from ginp2p.protocol import PeerProtocol
 from ginp2p.rules import get_preset
 from ginp2p.table import Table
+from ginp2p.words import KIND_WORDS
 
 RULES = get_preset("classic").with_(game_target=10)
 
@@ -159,7 +160,8 @@ def test_a_flipped_copy_leaves_the_rest_audited(honest: Played, report: Report) 
     assert r.verdict is Verdict.DAMAGED and r.cheat is None
     (line,) = r.damage
     e = Entry.from_wire(honest.records[5])
-    assert line.startswith(f"record 6, {('host', 'guest')[e.author]} entry {e.seq} ({e.kind}")
+    kind = KIND_WORDS[e.kind]
+    assert line.startswith(f"record 6, {('host', 'guest')[e.author]} entry {e.seq} ({kind}")
     assert line.endswith(": bad signature")
     assert r.hands == report.hands and (r.scores, r.winner) == (report.scores, report.winner)
 
@@ -167,8 +169,13 @@ def test_a_flipped_copy_leaves_the_rest_audited(honest: Played, report: Report) 
 def test_garbage_records_are_damage(honest: Played, report: Report) -> None:
     r = audit_records([b"\x00garbage", *honest.records, b"\xc4\x01x"])
     assert r.verdict is Verdict.DAMAGED and r.cheat is None
-    assert len(r.damage) == 2 and all("does not decode" in d for d in r.damage)
+    assert r.damage == ("record 1: its bytes are damaged and do not form a log entry",
+                        f"record {len(honest.records) + 2}: its bytes are damaged and do not "
+                        "form a log entry")  # fmt: skip
     assert r.hands == report.hands and r.scores == report.scores
+    many = audit_records([*honest.records, *[b"\xc4\x01x"] * 4])
+    assert many.damage == (f"records {len(honest.records) + 1}-{len(honest.records) + 4}: "
+                           "their bytes are damaged and do not form log entries",)
 
 
 def test_a_torn_file_is_damage_and_is_not_repaired(honest: Played, report: Report,
@@ -404,6 +411,10 @@ def test_a_false_checkpoint_is_a_cheat(checkpoint_cheat: Played) -> None:
     assert m is not None and (r.winner, r.scores) == (m.winner, m.totals)
     assert "Bob cheated (hand 1, guest entry" in r.text()
     assert r.to_json()["cheat"]["rule"] == "bad-checkpoint"
+    n, got = r.names, list(m.scores)
+    got[GUEST] += 5
+    assert c.detail == (f"the checkpoint gives the scores as {n[0]} {got[0]}, {n[1]} {got[1]}; "
+                        f"the log gives {n[0]} {m.scores[0]}, {n[1]} {m.scores[1]}")  # fmt: skip
     assert audit_records(played.guest.saved).cheat == c  # the cheater's own file says so too
     assert audit_records(played.records, lazy_proofs=False) == r
 
@@ -415,7 +426,7 @@ def test_a_cheat_wins_over_damage(checkpoint_cheat: Played, honest: Played) -> N
     r = audit_records(records, torn=True)
     assert r.verdict is Verdict.CHEATED and r.exit_code == 1
     assert r.cheat == audit_records(checkpoint_cheat.records).cheat
-    assert any("does not decode" in d for d in r.damage)
+    assert any("do not form a log entry" in d for d in r.damage)
     assert any("another game" in d for d in r.damage)
     assert any("torn" in d for d in r.damage)
 

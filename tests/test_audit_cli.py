@@ -123,3 +123,25 @@ def test_a_file_that_is_no_log_blames_nobody_and_owes_nothing(
     assert doc["owed"] == [] and doc["hands"] == [] and doc["cheat"] is None
     assert main(["audit", path]) == 3
     assert "Owed:" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("name", "want"), [
+    ("cheat-out-of-turn", "Cheat: Ann cheated (hand 1, host entry 10): Ann took the upcard when "
+                          "Bob owed a move in hand 1"),
+    ("cheat-wrong-stock-key", "Cheat: Ann cheated (hand 1, host entry 12): the key does not "
+                              "open the lock its author published for that card"),
+    ("damaged-spliced", "  - records 39-48: entries of another game"),
+    ("damaged-bit-flip", "  - record 20, guest entry 9 (a draw from the stock in hand 1): bad "
+                         "signature"),
+])  # fmt: skip
+def test_the_text_says_things_in_words(name: str, want: str,
+                                       capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Moves, kinds and reasons in words: no snake_case kind, and the rule's code only on
+    its own line (the JSON keeps it)."""
+    main(["audit", str(CORPUS / f"{name}.ginlog")])
+    lines = capsys.readouterr().out.splitlines()
+    assert want in lines
+    if name.startswith("cheat"):
+        main(["audit", str(CORPUS / f"{name}.ginlog"), "--json"])
+        doc = json.loads(capsys.readouterr().out)
+        assert want.endswith(doc["cheat"]["detail"]) and doc["cheat"]["rule"] in lines[-2]
