@@ -972,7 +972,9 @@ def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
                    help="rules (default classic)" if host else
                    "refuse the host's rules unless they are this preset")  # fmt: skip
     g.add_argument("--set", action="append", metavar="NAME=VALUE",
-                   help="change one rule setting, e.g. --set game_target=50 (repeatable)")
+                   help="change one rule setting, e.g. --set game_target=50 (repeatable)"
+                   if host else "insist on one rule setting: refuse the host's rules unless "
+                   "NAME is VALUE, e.g. --set game_target=50 (repeatable)")  # fmt: skip
     g.add_argument("--name", type=_player_name,
                    help="your name as the other player sees it (up to 64 bytes)")
     g.add_argument("--log-dir", metavar="DIR",

@@ -154,7 +154,8 @@ class PeerProtocol:
     """A player's session: the log, the table, the seeds, and what to append next.
 
     ``me`` is HOST (0) or GUEST (1). The host gives ``rules`` and the protocol
-    parameters; the guest may give ``accept_rules`` to decline the host's rules.
+    parameters; the guest may give ``accept_rules`` to decline the host's rules (it
+    may set ``refused`` to say why).
     ``rng(n)`` returns n random bytes (the only randomness used: fresh seeds and the
     guest's nonce). ``peer_key`` pins the opponent's Ed25519 key (from pairing).
     To resume, pass the records of the log file and the secrets already stored.
@@ -640,7 +641,8 @@ class PeerProtocol:
         if rules is None or self.refused is not None:
             return None
         if self.accept_rules is not None and not self.accept_rules(rules):
-            self.refused = f"the host's rules ({rules.name}) were declined"
+            # the callback may say why, in self.refused; else the plain refusal
+            self.refused = self.refused or f"the host's rules ({rules.name}) were declined"
             return None
         body = ev.make("hello", bytes(self.key.verify_key), self.name, None, None, None,
                        self.rng(32))  # fmt: skip

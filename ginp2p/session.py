@@ -202,6 +202,22 @@ STALL_S = 1.5
 SETTLE_S = 10.0
 
 
+def _setting(value: Any) -> str:
+    """A rule setting's value as ``--set`` takes it."""
+    return str(value).lower() if value is None or isinstance(value, bool) else str(value)
+
+
+def insisted_words(host: RuleSet, wanted: RuleSet) -> str:
+    """How the host's rules differ from those a guest insisted on (``--preset``,
+    ``--set``): "the host plays game_target=100 (the guest asked for 50)"."""
+    if host.name != wanted.name:
+        return f"the host plays preset {host.name} (the guest asked for {wanted.name})"
+    ours, theirs = host.to_dict(), wanted.to_dict()
+    diff = [f"{k}={_setting(v)} (the guest asked for {_setting(theirs[k])})"
+            for k, v in ours.items() if theirs.get(k) != v]  # fmt: skip
+    return "the host plays " + ", ".join(diff) if diff else "they differ"
+
+
 def awake_or_asleep() -> float:
     """The session's clock: seconds that run on while the machine sleeps (Linux's
     CLOCK_BOOTTIME; elsewhere the monotonic clock). A player whose laptop slept through
@@ -1111,6 +1127,8 @@ class Session:
         player (``rules_pending``) and the protocol holds the guest's hello back."""
         if self.expect_rules is not None and rules != self.expect_rules:
             self._rules_declined = True
+            self.proto.refused = (f"the host's rules ({rules.name}) were declined: "
+                                  + insisted_words(rules, self.expect_rules))  # fmt: skip
             return False
         if rules == self._rules_answered:  # the player said yes to these, when asked
             return True

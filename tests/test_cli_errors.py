@@ -189,6 +189,18 @@ def test_bad_settings_and_seeds_are_usage_errors(
     assert says in capsys.readouterr().err
 
 
+def test_joins_set_says_it_insists(capsys: pytest.CaptureFixture[str]) -> None:
+    """A guest's --set does not change the host's rules: it refuses other ones."""
+    helps = {}
+    for command in ("join", "host"):
+        with pytest.raises(SystemExit):
+            main([command, "--help"])
+        helps[command] = " ".join(capsys.readouterr().out.split())
+    assert "--set NAME=VALUE insist on one rule setting: refuse the host's rules unless NAME " \
+           "is VALUE" in helps["join"]
+    assert "--set NAME=VALUE change one rule setting" in helps["host"]
+
+
 def test_selfplay_names_every_player_who_scores(capsys: pytest.CaptureFixture[str]) -> None:
     """In rumino both players add points each hand: every line names both, and the
     points add up to the totals printed beside them."""

@@ -288,3 +288,22 @@ def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
         if g.poll() is None:
             g.kill()
         h.kill()
+
+
+def test_a_guest_that_insists_on_a_setting_is_told_which_differs(tmp_path: Path) -> None:
+    """`join --set` means "insist on this": the refusal names the setting the host plays
+    and the value the guest asked for, on both screens."""
+    h = host(tmp_path / "h")  # game_target=30
+    g = _human_guest(tmp_path / "g", h.join_string(), "", "--yes", "--plain",
+                     "--set", "game_target=50", "--set", "knock_limit=10")  # fmt: skip
+    try:
+        rest = _read_until(g, "refused:")
+        rest += g.communicate(timeout=60)[0]
+        assert g.returncode == 1
+        assert "refused: the host's rules (classic) were declined: the host plays " \
+               "game_target=30 (the guest asked for 50)\n" in rest  # knock_limit agrees
+        assert h.wait() != 0 and "the host plays game_target=30" in h.output
+    finally:
+        if g.poll() is None:
+            g.kill()
+        h.kill()
