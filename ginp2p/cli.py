@@ -17,6 +17,7 @@ command functions, so ``ginp2p --help`` stays fast.
 from __future__ import annotations
 
 import argparse
+import difflib
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -157,14 +158,29 @@ def _rules(args: argparse.Namespace) -> Any:
     for item in getattr(args, "set", None) or []:
         name, sep, value = item.partition("=")
         name = name.strip().replace("-", "_")
-        if not sep or name not in known or name == "name":
-            raise UsageError(f"--set {item!r}: expected NAME=VALUE with NAME a rule setting "
-                             f"other than name (see `ginp2p rules {rules.name}`)")  # fmt: skip
+        see = f"`ginp2p rules {rules.name}` lists the settings"
+        if not sep:
+            raise UsageError(f"--set {item}: expected NAME=VALUE, e.g. --set game_target=50 "
+                             f"({see})")  # fmt: skip
+        if name == "name":
+            raise UsageError(f"--set {item}: name is the preset's, not a setting (choose it "
+                             "with --preset)")  # fmt: skip
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known - {"name"}), n=1)
+            guess = f" (did you mean {close[0]}?)" if close else ""
+            raise UsageError(f"--set {item}: no rule setting called {name}{guess}; {see}")
         changes[name] = _value(value)
     try:
-        return rules.with_(**changes) if changes else rules
+        made = rules.with_(**changes) if changes else rules
     except (ValueError, TypeError) as exc:
         raise UsageError(f"--set: {exc}") from None
+    most = made.hand_size * max(10, made.joker_value if made.jokers else 0)
+    if made.knock_limit is not None and made.knock_limit > most:
+        # a peer may still send such rules (they play as none): only --set refuses them
+        raise UsageError(f"--set: knock_limit={made.knock_limit} is more deadwood than a hand "
+                         f"of {made.hand_size} can hold (at most {most}), so it limits nothing: "
+                         "say knock_limit=none to allow a knock at any count")  # fmt: skip
+    return made
 
 
 def _player_name(text: str) -> str:

@@ -171,13 +171,27 @@ def test_bad_arguments_to_audit_give_no_verdict(
     assert err.startswith("usage: ginp2p audit") and f"unrecognized arguments: {extra[0]}" in err
 
 
+def test_a_knock_limit_a_hand_can_reach_is_taken() -> None:
+    for limit in ("100", "none", "0"):
+        assert main(["selfplay", "--seed", "1", "--set", f"knock_limit={limit}",
+                     "--set", "game_target=30"]) == 0  # fmt: skip
+
+
 @pytest.mark.parametrize(
     ("args", "says"),
     [
         (["--set", "game_target=abc"], "game_target must be a whole number, not 'abc'"),
         (["--set", "ace_high=maybe"], "ace_high must be true or false"),
         (["--set", "scoring=bogus"], "scoring must be one of"),
-        (["--set", "name=mine"], "other than name"),
+        (["--set", "name=mine"], "--set name=mine: name is the preset's, not a setting (choose "
+                                 "it with --preset)"),
+        (["--set", "foo=1"], "--set foo=1: no rule setting called foo; `ginp2p rules classic` "
+                             "lists the settings"),
+        (["--set", "knock_limt=7"], "no rule setting called knock_limt (did you mean "
+                                    "knock_limit?)"),
+        (["--set", "knock_limit=1000"], "--set: knock_limit=1000 is more deadwood than a hand "
+                                        "of 10 can hold (at most 100), so it limits nothing"),
+        (["--set", "hand_size=7", "--set", "knock_limit=71"], "a hand of 7 can hold (at most 70)"),
         (["--seed", "-7"], "a seed is 0 or more, not -7"),
     ],
 )
