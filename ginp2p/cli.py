@@ -17,7 +17,6 @@ command functions, so ``ginp2p --help`` stays fast.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -166,6 +165,8 @@ def _rules(args: argparse.Namespace) -> Any:
             raise UsageError(f"--set {item}: name is the preset's, not a setting (choose it "
                              "with --preset)")  # fmt: skip
         if name not in known:
+            import difflib
+
             close = difflib.get_close_matches(name, sorted(known - {"name"}), n=1)
             guess = f" (did you mean {close[0]}?)" if close else ""
             raise UsageError(f"--set {item}: no rule setting called {name}{guess}; {see}")

@@ -98,7 +98,15 @@ from .table import (
     Moved,
     Table,
 )
-from .words import action_words, count, goal_words, match_end_words, rules_help, settings_words
+from .words import (
+    action_words,
+    count,
+    goal_words,
+    match_end_words,
+    rules_help,
+    setting_value,
+    settings_words,
+)
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -202,18 +210,13 @@ STALL_S = 1.5
 SETTLE_S = 10.0
 
 
-def _setting(value: Any) -> str:
-    """A rule setting's value as ``--set`` takes it."""
-    return str(value).lower() if value is None or isinstance(value, bool) else str(value)
-
-
 def insisted_words(host: RuleSet, wanted: RuleSet) -> str:
     """How the host's rules differ from those a guest insisted on (``--preset``,
     ``--set``): "the host plays game_target=100 (the guest asked for 50)"."""
     if host.name != wanted.name:
         return f"the host plays preset {host.name} (the guest asked for {wanted.name})"
     ours, theirs = host.to_dict(), wanted.to_dict()
-    diff = [f"{k}={_setting(v)} (the guest asked for {_setting(theirs[k])})"
+    diff = [f"{k}={setting_value(v)} (the guest asked for {setting_value(theirs[k])})"
             for k, v in ours.items() if theirs.get(k) != v]  # fmt: skip
     return "the host plays " + ", ".join(diff) if diff else "they differ"
 

@@ -14,7 +14,7 @@ from .rules import RuleSet
 __all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "count", "ending",
            "for_screen", "goal_words", "hands_words", "match_end_words", "no_score",
            "preset_words", "result_words", "rules_help", "score_reasons", "sent_words",
-           "settings_words"]  # fmt: skip
+           "setting_value", "settings_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -220,11 +220,12 @@ def preset_words(rules: RuleSet) -> str:
 def settings_words(settings: dict[str, object]) -> str:
     """Settings as ``--set`` takes them: ``knock_limit=none, layoffs=false,
     game_target=20``."""
+    return ", ".join(f"{k}={setting_value(v)}" for k, v in settings.items())
 
-    def value(v: object) -> str:
-        return "none" if v is None else str(v).lower() if isinstance(v, bool) else str(v)
 
-    return ", ".join(f"{k}={value(v)}" for k, v in settings.items())
+def setting_value(value: object) -> str:
+    """A rule setting's value as ``--set`` takes it: ``none``, ``false``, ``7``."""
+    return str(value).lower() if value is None or isinstance(value, bool) else str(value)
 
 
 def goal_words(rules: RuleSet) -> str:
