@@ -170,12 +170,13 @@ class RuleSet:
         rules.validate()
         return rules
 
-    def changes(self) -> dict[str, Any]:
-        """The settings that differ from the preset this set is named after (``--set``),
-        in field order: a third person judging a game must see them, since a knock with 35
-        deadwood is fair under ``knock_limit=60`` and a cheat under the preset. Empty for
-        a preset as it is, or for a name that is no preset."""
-        base = PRESETS.get(self.name)
+    def changes(self, base: RuleSet | None = None) -> dict[str, Any]:
+        """The settings that differ from ``base`` (default: the preset this set is named
+        after, so what ``--set`` changed), in field order: a third person judging a game
+        must see them, since a knock with 35 deadwood is fair under ``knock_limit=60``
+        and a cheat under the preset. Empty for a preset as it is, or for a name that is
+        no preset."""
+        base = base or PRESETS.get(self.name)
         if base is None:
             return {}
         theirs = base.to_dict()

@@ -215,9 +215,8 @@ def insisted_words(host: RuleSet, wanted: RuleSet) -> str:
     ``--set``): "the host plays game_target=100 (the guest asked for 50)"."""
     if host.name != wanted.name:
         return f"the host plays preset {host.name} (the guest asked for {wanted.name})"
-    ours, theirs = host.to_dict(), wanted.to_dict()
-    diff = [f"{k}={setting_value(v)} (the guest asked for {setting_value(theirs[k])})"
-            for k, v in ours.items() if theirs.get(k) != v]  # fmt: skip
+    diff = [f"{k}={setting_value(v)} (the guest asked for {setting_value(getattr(wanted, k))})"
+            for k, v in host.changes(wanted).items()]  # fmt: skip
     return "the host plays " + ", ".join(diff) if diff else "they differ"
 
 

@@ -486,14 +486,13 @@ def help_commands(rules: RuleSet) -> list[str]:
     without a card where the knock replaces the draw, ``gin`` alone only with a big gin,
     ``rumino`` only where it wins."""
     wall = rules.stock_end == "wall"
-    words = ["stock", "pile", *["take"] * rules.upcard_pass_round,
+    return ["stock", "pile", *["take"] * rules.upcard_pass_round,
              *["pass"] * (rules.upcard_pass_round or wall), "discard 7h",
              *["knock"] * rules.knock_instead_of_draw,
              *["knock qs"] * (not rules.knock_instead_of_draw or wall), "gin 2c",
              *["gin"] * (rules.big_gin_bonus is not None),
              *["rumino 2c"] * rules.instant_rumino, "show", "say TEXT", "claim", "resign",
              "quit"]  # fmt: skip
-    return words
 
 
 def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
