@@ -522,16 +522,7 @@ class Table:
             assert hs is not None
             what = "a show" if hs.phase is engine.Phase.SHOW else "a move"
             return [Owed(hs.to_move, PLAY_KINDS, f"{what} in hand {h.number}")]
-        what = {
-            "commit": "a commitment",
-            "shuffle": "a shuffle",
-            "challenge": "a challenge",
-            "answers": "answers to a challenge",
-            "lock": "a lock",
-            "keys": "the deal keys",
-            "open": "the opening of the seeds",
-            "checkpoint": "a checkpoint",
-        }[kind]
+        what = KIND_WORDS[kind]  # "a commitment", "the opening of the seeds"
         return [Owed(p, frozenset({kind}), f"{what} for hand {h.number}") for p in who]
 
     def owes(self, player: int) -> Owed | None:
