@@ -985,8 +985,8 @@ def _console_options(p: argparse.ArgumentParser, play: bool = False) -> None:
 
 def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
     g = p.add_argument_group("game")
-    g.add_argument("--preset", choices=PRESET_NAMES,
-                   help="rules (default classic)" if host else
+    g.add_argument("--preset", choices=PRESET_NAMES, metavar="PRESET",
+                   help=f"rules: {', '.join(PRESET_NAMES)} (default classic)" if host else
                    "refuse the host's rules unless they are this preset")  # fmt: skip
     g.add_argument("--set", action="append", metavar="NAME=VALUE",
                    help="change one rule setting, e.g. --set game_target=50 (repeatable)"
@@ -1229,8 +1229,9 @@ def build_parser() -> argparse.ArgumentParser:
                               description="Two computer players play one whole match through "
                               "the rules engine, in this process (no network, no log): a quick "
                               "look at a preset.")  # fmt: skip
-    selfplay.add_argument("--preset", default="classic", choices=PRESET_NAMES,
-                          help="rules to play (default: classic)")  # fmt: skip
+    selfplay.add_argument("--preset", default="classic", choices=PRESET_NAMES, metavar="PRESET",
+                          help=f"rules to play: {', '.join(PRESET_NAMES)} (default: "
+                          "classic)")  # fmt: skip
     selfplay.add_argument("--set", action="append", metavar="NAME=VALUE",
                           help="change one rule setting (repeatable)")
     selfplay.add_argument("--seed", type=_seed, help="replay a match exactly: 0 or more "

@@ -34,6 +34,7 @@ def test_help(command: str | None, capsys: pytest.CaptureFixture[str],
     assert stop.value.code == 0
     text = capsys.readouterr().out
     assert text.startswith("usage: ginp2p") and text.isascii()
+    assert all(len(line) < 80 for line in text.splitlines()), text  # an 80-column terminal
     if command in ("host", "join", "bot"):
         assert "--pair-code" in text and "--name" in text and "--log-dir" in text
     if command in ("resume", "replay", "audit", "export"):
