@@ -211,12 +211,27 @@ def _default_name(bot: bool) -> str:
 
 class _Help(argparse.HelpFormatter):
     """argparse's help, but an epilog of examples keeps its lines as written (argparse
-    would run them together into one paragraph)."""
+    would run them together into one paragraph), and a line never breaks at a hyphen
+    (``italian-jokers`` is one name)."""
 
     def _fill_text(self, text: str, width: int, indent: str) -> str:
         if text.startswith("examples:"):
             return "".join(indent + line for line in text.splitlines(keepends=True))
         return super()._fill_text(text, width, indent)
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        import textwrap
+
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
+class _Parser(argparse.ArgumentParser):
+    """Every command's parser (argparse makes the subcommands' of the same class): the
+    help as :class:`_Help` writes it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", _Help)
+        super().__init__(*args, **kwargs)
 
 
 def _log_dir(args: argparse.Namespace) -> Path:
@@ -1050,7 +1065,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     global PRESET_NAMES
     PRESET_NAMES = tuple(PRESETS)
-    ap = argparse.ArgumentParser(
+    ap = _Parser(
         prog="ginp2p",
         description="Gin Rummy for two people on one local network, with no server.",
         epilog="start with `ginp2p play` (you against the computer); two computers: "
@@ -1120,7 +1135,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     resume = sub.add_parser("resume", help="continue a saved game (after a crash or quit)",
                             description="Continue the game of FILE.ginlog where it stopped.",
-                            formatter_class=_Help, epilog="""examples:
+                            epilog="""examples:
   ginp2p games                        the saved games, with their files
   ginp2p resume GAME.ginlog           continue one, as the side you played
   ginp2p resume GAME.ginlog --bot     let the computer play your side""")
@@ -1158,7 +1173,7 @@ def build_parser() -> argparse.ArgumentParser:
                             "(finished or not): entry by entry, move by move, hand by hand, "
                             "as either player or an onlooker saw it, with the entries the "
                             "audit rejects marked. Press ? in the viewer for the keys.",
-                            formatter_class=_Help, epilog="""examples:
+                            epilog="""examples:
   ginp2p replay GAME.ginlog                  the viewer (? in it: the keys)
   ginp2p replay GAME.ginlog --as all         every card the log proves
   ginp2p replay GAME.ginlog --plain --moves  the moves as text""",
@@ -1188,7 +1203,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Re-check every signature, shuffle step, key and rule of a saved game "
         "and give one verdict per hand and one for the file. The exit code is the verdict: "
         f"0 clean, 1 cheated, 2 incomplete, 3 damaged ({NO_VERDICT}: no verdict, e.g. no "
-        "such file). See docs/audit.md.", formatter_class=_Help, epilog="""examples:
+        "such file). See docs/audit.md.", epilog="""examples:
   ginp2p games                      the saved games and their files
   ginp2p audit GAME.ginlog          the verdict, then each hand's
   ginp2p audit GAME.ginlog --hand 3 hand 3 only; its verdict is the exit code
@@ -1211,7 +1226,7 @@ def build_parser() -> argparse.ArgumentParser:
                             description="Print the whole game: every hand's deal, moves, "
                             "showdown and scores. Only what the log proves is shown: in a "
                             "hand whose seeds were never opened, unseen cards stay hidden.",
-                            formatter_class=_Help, epilog="""examples:
+                            epilog="""examples:
   ginp2p export GAME.ginlog                     read it in the terminal
   ginp2p export GAME.ginlog -o game.txt         keep it as a text file
   ginp2p export GAME.ginlog --format json -o game.json""",

@@ -35,6 +35,8 @@ def test_help(command: str | None, capsys: pytest.CaptureFixture[str],
     text = capsys.readouterr().out
     assert text.startswith("usage: ginp2p") and text.isascii()
     assert all(len(line) < 80 for line in text.splitlines()), text  # an 80-column terminal
+    if command in ("play", "host", "bot", "selfplay"):
+        assert "italian-jokers" in text, "a name is not broken at its hyphen"
     if command in ("host", "join", "bot"):
         assert "--pair-code" in text and "--name" in text and "--log-dir" in text
     if command in ("resume", "replay", "audit", "export"):
