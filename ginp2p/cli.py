@@ -786,19 +786,15 @@ def _cmd_keys(args: argparse.Namespace) -> int:
     except peers.PeersError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    if args.safety:  # the player first: an error must not follow a screen of keys
+        try:
+            p = peers.find(args.safety, pinned)
+        except LookupError as exc:
+            raise Problem(str(exc)) from None
     print(f"your key:         {key_to_text(ident.public_key)}")
     print(f"your fingerprint: {ident.fingerprint}")
     print(f"key file:         {ident.path}")
     if args.safety:
-        want = args.safety.strip().casefold()
-        squash = "".join(c for c in want if c.isalnum())
-        hits = [p for p in pinned if p.name.casefold() == want or
-                (squash and p.fingerprint.replace("-", "").startswith(squash))]  # fmt: skip
-        if len(hits) != 1:
-            listed = "".join(f"; {p.name} ({p.fingerprint})" for p in hits)
-            raise Problem(f"{args.safety!r} matches {len(hits)} paired players{listed}"
-                          + ("; give more of the fingerprint" if hits else ""))  # fmt: skip
-        p = hits[0]
         print(f"safety number with {p.name} ({p.fingerprint}):")
         print(f"  {peers.safety_number(ident.public_key, p.key)}")
         print("read it aloud to each other: the same digits on both screens mean nobody is "

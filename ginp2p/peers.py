@@ -30,6 +30,7 @@ __all__ = [
     "Peer",
     "PeersError",
     "all",
+    "find",
     "forget",
     "is_pinned",
     "lookup",
@@ -173,17 +174,26 @@ def forget(name_or_fingerprint: str, *, home: Home = None) -> Peer:
                           "fingerprint `ginp2p keys` shows")
     with _locked(home) as path:
         peers = _read(path)
-        hits = [p for p in peers if p.name.casefold() == wanted.casefold()]
-        if not hits and (prefix := _squash(wanted)):
-            hits = [p for p in peers if _squash(p.fingerprint).startswith(prefix)]
-        if not hits:
-            raise LookupError(f"no paired player is called {wanted!r} or has a fingerprint "
-                              "starting so (`ginp2p keys` lists them)")
-        if len(hits) > 1:
-            listed = ", ".join(f"{p.name} ({p.fingerprint})" for p in hits)
-            raise LookupError(f"{wanted!r} matches {len(hits)} paired players: {listed}; "
-                              "give more of the fingerprint")
-        _write(path, [p for p in peers if p is not hits[0]])
+        gone = find(wanted, peers)
+        _write(path, [p for p in peers if p is not gone])
+    return gone
+
+
+def find(name_or_fingerprint: str, peers: list[Peer]) -> Peer:
+    """The one peer of ``peers`` named exactly (any case), else whose fingerprint starts
+    so (dashes optional): how `keys --forget` and `keys --safety` name a player.
+    LookupError, saying which, if nothing or more than one peer matches."""
+    wanted = name_or_fingerprint.strip()
+    hits = [p for p in peers if p.name.casefold() == wanted.casefold()]
+    if not hits and (prefix := _squash(wanted)):
+        hits = [p for p in peers if _squash(p.fingerprint).startswith(prefix)]
+    if not hits:
+        raise LookupError(f"no paired player is called {wanted!r} or has a fingerprint "
+                          "starting so (`ginp2p keys` lists them)")
+    if len(hits) > 1:
+        listed = ", ".join(f"{p.name} ({p.fingerprint})" for p in hits)
+        raise LookupError(f"{wanted!r} matches {len(hits)} paired players: {listed}; "
+                          "give more of the fingerprint")
     return hits[0]
 
 

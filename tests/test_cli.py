@@ -474,7 +474,8 @@ def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
     mine = load_or_create_identity(tmp_path).public_key
     assert peers.safety_number(mine, other) in r.stdout
     r = _run(tmp_path, "keys", "--safety", "Oleg")
-    assert r.returncode == 1 and "'Oleg' matches 0 paired players" in r.stderr
+    assert r.returncode == 1 and "no paired player is called 'Oleg'" in r.stderr
+    assert r.stdout == "", "the error is not buried under a screen of keys"
     r = _run(tmp_path, "keys", "--forget", "Olga")
     assert r.returncode == 0 and "forgot Olga" in r.stdout
     assert not peers.is_pinned(other, home=tmp_path)
