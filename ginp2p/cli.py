@@ -419,25 +419,26 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         expect = None
     else:
         host, port, key = _find_address(args, bot)
-        if getattr(args, "parent_pid", None) is None and _log_dir(args).is_dir():
+        by_hand = getattr(args, "parent_pid", None) is None  # not `play`'s computer
+        games, host_key = _log_dir(args), key_to_text(key)
+        if by_hand and games.is_dir():
             from .session import drop_never_begun
 
-            for gone in drop_never_begun(_log_dir(args), key_to_text(key)):
+            for gone in drop_never_begun(games, host_key):
                 print(f"{gone} never began (you had not said yes to this host's rules), "
                       "so it is removed")  # fmt: skip
         # a game with a host forgotten since waits for pairing again, which this join
         # does: pointing at `resume` would only send the player round in a circle
-        if getattr(args, "parent_pid", None) is None and not getattr(args, "new", False) \
-                and peers.lookup_quietly(key) is not None:  # fmt: skip
+        if by_hand and not getattr(args, "new", False) and peers.lookup_quietly(key) is not None:
             from .session import unfinished_with
 
-            old = unfinished_with(_log_dir(args), key_to_text(key))
+            old = unfinished_with(games, host_key)
             if old is not None:
                 raise Problem(f"you have an unfinished game with this host: continue it "
                               f"with `ginp2p resume {old}` (or add --new to begin "
                               "another)")  # fmt: skip
         expect = _rules(args) if (args.preset or args.set) else None
-        side = PeerFile("guest", name, player, key_to_text(key), host, port,
+        side = PeerFile("guest", name, player, host_key, host, port,
                         expect.to_dict() if expect else None, created=_created())  # fmt: skip
     identity = load_or_create_identity()
     path = Path(args.game_file) if getattr(args, "game_file", None) else \

@@ -154,8 +154,8 @@ class PeerProtocol:
     """A player's session: the log, the table, the seeds, and what to append next.
 
     ``me`` is HOST (0) or GUEST (1). The host gives ``rules`` and the protocol
-    parameters; the guest may give ``accept_rules`` to decline the host's rules (it
-    may set ``refused`` to say why).
+    parameters; the guest may give ``accept_rules`` to decline the host's rules (True
+    accepts; False declines, or a sentence that says why).
     ``rng(n)`` returns n random bytes (the only randomness used: fresh seeds and the
     guest's nonce). ``peer_key`` pins the opponent's Ed25519 key (from pairing).
     To resume, pass the records of the log file and the secrets already stored.
@@ -172,7 +172,7 @@ class PeerProtocol:
         k: int = sh.K_DEFAULT,
         claim_timeout: int = 120,
         peer_key: bytes | None = None,
-        accept_rules: Callable[[RuleSet], bool] | None = None,
+        accept_rules: Callable[[RuleSet], bool | str] | None = None,
         executor: Executor | None = None,
         records: Iterable[bytes] = (),
         seeds: Mapping[int, tuple[bytes, bytes]] | None = None,
@@ -640,9 +640,10 @@ class PeerProtocol:
         rules = self.table.rules
         if rules is None or self.refused is not None:
             return None
-        if self.accept_rules is not None and not self.accept_rules(rules):
-            # the callback may say why, in self.refused; else the plain refusal
-            self.refused = self.refused or f"the host's rules ({rules.name}) were declined"
+        answer = True if self.accept_rules is None else self.accept_rules(rules)
+        if answer is not True:
+            why = f": {answer}" if isinstance(answer, str) else ""
+            self.refused = f"the host's rules ({rules.name}) were declined{why}"
             return None
         body = ev.make("hello", bytes(self.key.verify_key), self.name, None, None, None,
                        self.rng(32))  # fmt: skip

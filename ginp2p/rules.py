@@ -302,4 +302,3 @@ def get_preset(name: str) -> RuleSet:
         raise ValueError(
             f"unknown preset {name!r}; choose one of: {', '.join(PRESETS)}"
         ) from None
-

@@ -100,6 +100,7 @@ from .table import (
 )
 from .words import (
     action_words,
+    commands_in,
     count,
     goal_words,
     match_end_words,
@@ -305,11 +306,7 @@ def help_text(rules: RuleSet | None, ctrl_c: bool) -> str:
     sender can type)."""
     lines = [*rules_help(rules), ""] if rules is not None else []
     r = rules if rules is not None else RuleSet()
-    wall = r.stock_end == "wall"
-    has = {"upcard": r.upcard_pass_round, "wall": wall, "instead": r.knock_instead_of_draw,
-           "by_card": not r.knock_instead_of_draw or wall,  # a wall knock discards
-           "big": r.big_gin_bonus is not None, "rumino": r.instant_rumino,
-           "layoffs": r.layoffs, "ctrl_c": ctrl_c}  # fmt: skip
+    has = {**commands_in(r), "ctrl_c": ctrl_c}
     for needs, line in HELP:
         if all(has[w.lstrip("-")] != w.startswith("-") for w in needs.split()):
             lines.append(line.format(jk=", jk" * r.jokers, big=r.hand_size + 1))
@@ -631,7 +628,14 @@ class LinePlayer:
             session.say(session.status())
             return
         from .cards import card_order
-        from .tui.view import declared, draft_from, knock_options, meld_order, sort_hand
+        from .tui.view import (
+            declared,
+            draft_from,
+            knock_options,
+            meld_order,
+            sort_hand,
+            wall_line,
+        )
 
         names = session.names
         me = p.me
@@ -654,11 +658,8 @@ class LinePlayer:
         legal = p.legal_actions()
         knocks, big = knock_options(view, legal)
         if view.phase is Phase.WALL and view.upcard is not None:  # as the table's turn line
-            up = view.upcard.pretty()  # not in "your cards": the knock takes it first
-            can = [w for w, yes in (("knock", any(not k.gin for k in knocks)),
-                                    ("go gin", any(k.gin for k in knocks))) if yes]  # fmt: skip
-            session.say(f"the wall: {' or '.join(can)} using the upcard {up}, or pass" if can
-                        else f"the wall: no knock using the upcard {up}: pass")  # fmt: skip
+            # the upcard is not in "your cards": the wall's knock takes it first
+            session.say(wall_line(view.upcard.pretty(), knocks, keys=False))
         ways = [f"{'gin' if k.gin else 'knock'} {k.discard.pretty()} (deadwood {k.deadwood})"
                 for k in knocks if k.discard is not None]  # fmt: skip
         ways += ["knock (no discard)"] * any(k.discard is None for k in knocks)
@@ -1124,14 +1125,13 @@ class Session:
         self._asked = 0.0  # when we last asked (a `have` that wants a reply)
 
     # -- the host's rules (guest) ------------------------------------------------------
-    def accept_rules_cb(self, rules: RuleSet) -> bool:
-        """PeerProtocol's ``accept_rules``: yes if accepted; else the rules wait for the
-        player (``rules_pending``) and the protocol holds the guest's hello back."""
+    def accept_rules_cb(self, rules: RuleSet) -> bool | str:
+        """PeerProtocol's ``accept_rules``: yes if accepted; why not, where they are not
+        the rules the player insisted on; else the rules wait for the player
+        (``rules_pending``) and the protocol holds the guest's hello back."""
         if self.expect_rules is not None and rules != self.expect_rules:
             self._rules_declined = True
-            self.proto.refused = (f"the host's rules ({rules.name}) were declined: "
-                                  + insisted_words(rules, self.expect_rules))  # fmt: skip
-            return False
+            return insisted_words(rules, self.expect_rules)
         if rules == self._rules_answered:  # the player said yes to these, when asked
             return True
         offer = RulesOffered(rules, self.proto.table.claim_timeout)

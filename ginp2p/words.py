@@ -11,7 +11,8 @@ from .cards import Card
 from .engine import Action, HandEnd, HandResult
 from .rules import RuleSet
 
-__all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "count", "ending",
+__all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "commands_in", "count",
+           "ending",
            "for_screen", "goal_words", "hands_words", "match_end_words", "no_score",
            "preset_words", "result_words", "rules_help", "score_reasons", "sent_words",
            "setting_value", "settings_words"]  # fmt: skip
@@ -357,6 +358,19 @@ def _match_words(rules: RuleSet) -> list[str]:
     elif streak:
         text.append(f"{streak_words.capitalize()} win the match.")
     return text
+
+
+def commands_in(rules: RuleSet) -> dict[str, bool]:
+    """Which commands these rules have, for both consoles' help: ``upcard`` (take or
+    pass the first upcard), ``wall`` (pass at the wall), ``instead`` (a knock with no
+    card, instead of drawing), ``by_card`` (a knock discarding a card; the wall's knock
+    discards too), ``big`` (gin with no discard), ``rumino``, ``layoffs``."""
+    wall = rules.stock_end == "wall"
+    return {"upcard": rules.upcard_pass_round, "wall": wall,
+            "instead": rules.knock_instead_of_draw,
+            "by_card": not rules.knock_instead_of_draw or wall,
+            "big": rules.big_gin_bonus is not None, "rumino": rules.instant_rumino,
+            "layoffs": rules.layoffs}  # fmt: skip
 
 
 def hands_words(numbers: Sequence[int]) -> str:

@@ -18,7 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 from ..cards import Card
 from ..melds import Layoff
 from ..rules import RuleSet
-from ..words import rules_help
+from ..words import commands_in, count, rules_help
 from .look import Look
 from .view import Draft, HandSummary, MatchSummary, Shown, TableView, card_order, meld_order
 
@@ -143,10 +143,6 @@ def _shown(look: Look, shown: Shown) -> Row:
     return row
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _clock(seconds: float) -> str:
     s = max(0, int(seconds))
     return f"{s // 60}:{s % 60:02d}"
@@ -182,7 +178,7 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
         rows.append([("class:title", f" {opp}:".ljust(label)), *_shown(look, v.opponent_shown)])
     elif v.phase:
         rows.append([("class:title", f" {opp}".ljust(label)),
-                     ("", f"{_plural(v.opponent_cards, 'card')} in hand")])  # fmt: skip
+                     ("", f"{count(v.opponent_cards, 'card')} in hand")])  # fmt: skip
     else:
         rows.append([("class:title", f" {opp}".ljust(label))])
     if v.phase:
@@ -485,14 +481,12 @@ def help_commands(rules: RuleSet) -> list[str]:
     ``take`` only with a first upcard to take, ``pass`` only with one or a wall, ``knock``
     without a card where the knock replaces the draw, ``gin`` alone only with a big gin,
     ``rumino`` only where it wins."""
-    wall = rules.stock_end == "wall"
-    return ["stock", "pile", *["take"] * rules.upcard_pass_round,
-             *["pass"] * (rules.upcard_pass_round or wall), "discard 7h",
-             *["knock"] * rules.knock_instead_of_draw,
-             *["knock qs"] * (not rules.knock_instead_of_draw or wall), "gin 2c",
-             *["gin"] * (rules.big_gin_bonus is not None),
-             *["rumino 2c"] * rules.instant_rumino, "show", "say TEXT", "claim", "resign",
-             "quit"]  # fmt: skip
+    has = commands_in(rules)
+    return ["stock", "pile", *["take"] * has["upcard"],
+            *["pass"] * (has["upcard"] or has["wall"]), "discard 7h",
+            *["knock"] * has["instead"], *["knock qs"] * has["by_card"], "gin 2c",
+            *["gin"] * has["big"], *["rumino 2c"] * has["rumino"], "show", "say TEXT", "claim",
+            "resign", "quit"]  # fmt: skip
 
 
 def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:

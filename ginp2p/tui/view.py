@@ -54,6 +54,7 @@ __all__ = [
     "meld_order",
     "sort_hand",
     "standing",
+    "wall_line",
 ]
 
 
@@ -243,12 +244,8 @@ def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None,
             return f"your turn: draw from the stock (s) or take {up} from the pile (d)"
         if phase is Phase.DISCARD:
             return "your turn: choose a card with ←/→ and discard it (Enter)"
-        if phase is Phase.WALL:  # k and g only where the engine lists such a knock
-            ways = [w for w, yes in (("knock (k)", any(not k.gin for k in knocks)),
-                                     ("go gin (g)", any(k.gin for k in knocks))) if yes]
-            if not ways:
-                return f"the wall: no knock using the upcard {up}: pass (p)"
-            return f"the wall: {' or '.join(ways)} using the upcard {up}, or pass (p)"
+        if phase is Phase.WALL:
+            return wall_line(up, knocks)
         if phase is Phase.SHOW:
             return "your showdown: lay out your melds (Enter accepts the proposal)"
     if hand.to_move == s.me:
@@ -261,6 +258,17 @@ def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None,
         Phase.SHOW: "laying out melds",
     }.get(hand.phase, "playing")
     return f"{opp}'s turn: {doing}"
+
+
+def wall_line(upcard: str, knocks: Sequence[KnockOption], keys: bool = True) -> str:
+    """The wall's choice in words, the same on the table and at the line prompt (which
+    has no ``keys`` to name): a knock or a gin only where the engine lists one."""
+    k, g, p = (" (k)", " (g)", " (p)") if keys else ("", "", "")
+    ways = [w for w, yes in ((f"knock{k}", any(not o.gin for o in knocks)),
+                             (f"go gin{g}", any(o.gin for o in knocks))) if yes]  # fmt: skip
+    if not ways:
+        return f"the wall: no knock using the upcard {upcard}: pass{p}"
+    return f"the wall: {' or '.join(ways)} using the upcard {upcard}, or pass{p}"
 
 
 def _keys(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption], big: Action | None,
