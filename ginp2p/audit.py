@@ -89,6 +89,7 @@ from .words import KIND_WORDS, count, for_screen, match_end_words, preset_words,
 __all__ = [
     "Folded",
     "HandReport",
+    "NotOneGame",
     "Report",
     "Verdict",
     "audit",
@@ -163,6 +164,7 @@ class Report:
     winner: int | None
     end: str | None
     entries: int
+    copies: int = 1
 
     @property
     def preset(self) -> str | None:
@@ -189,7 +191,9 @@ class Report:
             cheat, owed, damage = h.cheat, h.owed, h.damage
         preset = f", preset {preset_words(self.rules)}" if self.rules is not None else ""
         if self.entries:
-            lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; {count(self.entries, 'entry')}")
+            copies = f" in {self.copies} copies" if self.copies > 1 else ""
+            lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; "
+                         f"{count(self.entries, 'entry')}{copies}")  # fmt: skip
         else:
             lines.append("no entries: the players are not known")
         for h in chosen:
@@ -201,13 +205,18 @@ class Report:
             lines.append(f"  rule {cheat.rule}; {FEEDS[cheat.author]} entry {cheat.seq}, "
                          f"id {cheat.entry.hex()}")  # fmt: skip
         if owed:
-            lines.append(f"Owed, {_OWED_DAMAGED if self.damage else _OWED_CUT}:")
+            lines.append(f"Owed, {self._owed_hedge()}:")
             lines += [f"  - {o}" for o in owed]
         if damage:
             lines.append("Damage (this blames nobody: anyone holding a file can alter it):")
             lines += [f"  - {d}" for d in damage]
         lines.append(f"Result: {self._result_text()}")
         return "\n".join(lines)
+
+    def _owed_hedge(self) -> str:
+        if self.copies > 1:
+            return _OWED_DAMAGED_COPIES if self.damage else _OWED_COPIES
+        return _OWED_DAMAGED if self.damage else _OWED_CUT
 
     def _result_text(self) -> str:
         n, s = self.names, self.scores
@@ -232,6 +241,7 @@ class Report:
             "preset": self.preset,
             "rules_changed": self.rules.changes() if self.rules is not None else {},
             "entries": self.entries,
+            "copies": self.copies,
             "scores": list(self.scores) if self.scores is not None else None,
             "winner": self.winner,
             "end": self.end,
@@ -286,6 +296,9 @@ def _result_json(r: HandResult | None) -> dict[str, Any] | None:
 #: boundary and (in a damaged file) a lost entry all look the same.
 _OWED_CUT = "unless this copy ends early (audit the other player's copy too)"
 _OWED_DAMAGED = "as far as this damaged file shows (perhaps in the part that was lost)"
+#: From every copy given: only copies cut at the same entry could still hide it.
+_OWED_COPIES = "as no copy holds it"
+_OWED_DAMAGED_COPIES = "as far as these copies show (one is damaged)"
 
 _FORFEIT = {
     "cheat": "{} forfeits for cheating",
@@ -295,27 +308,57 @@ _FORFEIT = {
 # ------------------------------------------------------------------------ entry points
 
 
+class NotOneGame(ValueError):
+    """Copies given to one audit that hold different games."""
+
+
 def audit(
-    path: str | os.PathLike[str], *, lazy_proofs: bool = True, executor: Executor | None = None
+    path: str | os.PathLike[str],
+    *others: str | os.PathLike[str],
+    lazy_proofs: bool = True,
+    executor: Executor | None = None,
 ) -> Report:
     """Audit a ``.ginlog`` file, read-only (no lock, no repair): a torn tail is reported,
     never cut. A file that is no game log at all is damaged. OSError or NotAFile if
     there is no file to judge (:func:`~ginp2p.logfile.read_error` words them).
 
+    ``others``: more copies of the game (the other player's file). Their entries are
+    judged together, as one log: what one copy lost the other may hold, and two signed
+    entries at one seq are an equivocation whichever copy each came from. NotOneGame if
+    the copies hold different games.
+
     ``lazy_proofs=False`` checks every proof entry by entry (slow; see the module
     docstring); ``executor`` (a thread pool) splits the curve arithmetic.
     """
-    try:
-        records, torn = read_records(path)
-    except (FileCorrupt, NotALog) as exc:  # another program's file is "unreadable" too
-        damage = [f"the file cannot be read as a game log ({exc})"]
-    else:
-        if torn is None or torn.reason != "empty":
-            return _audit(records, [torn.text()] if torn is not None else [], lazy_proofs,
-                          executor)  # fmt: skip
-        damage = [torn.text()]
+    paths = [path, *others]
+    records: list[bytes] = []
+    damage: list[str] = []
+    sources: list[tuple[str, int]] = []
+    games: dict[bytes, str] = {}
+    for p in paths:
+        name = os.fspath(p) if others else ""
+        where = f"{name}: " if others else ""
+        try:
+            got, torn = read_records(p)
+        except (FileCorrupt, NotALog) as exc:  # another program's file is "unreadable" too
+            damage.append(f"{where}the file cannot be read as a game log ({exc})")
+            continue
+        damage += [where + t.text() for t in torn]
+        if torn and torn[0].reason == "empty":
+            continue
+        game = _game_of(got)
+        if game is not None:
+            games.setdefault(game, name)
+            if len(games) > 1:
+                first = next(iter(games.values()))
+                raise NotOneGame(f"{first} and {name} are not copies of one game")
+        records += got
+        sources.append((name, len(got)))
+    if sources:
+        return _audit(records, damage, lazy_proofs, executor, sources if others else ())
     # nothing in it was verified, so nobody can be said to owe anything
-    return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=())
+    return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=(),
+                   copies=len(paths))  # fmt: skip
 
 
 def audit_records(
@@ -336,9 +379,13 @@ def audit_records(
 
 @dataclass
 class _Dropped:
+    """A record that did not verify: its number in its file (from 1), and the file's
+    name when an audit reads several copies."""
+
     record: int
     reason: str
     entry: Entry | None
+    file: str = ""
 
 
 def _pick_hellos(decoded: list[tuple[int, Entry]]) -> list[tuple[int, Entry]]:
@@ -364,15 +411,39 @@ def _pick_hellos(decoded: list[tuple[int, Entry]]) -> list[tuple[int, Entry]]:
     return [(i, e) for i, e in decoded if e.kind == "hello"]
 
 
-def _load(records: Sequence[bytes]) -> tuple[Log, list[_Dropped]]:
-    """A log of every record that verifies, and what was dropped (by record number)."""
-    dropped: list[_Dropped] = []
+def _decode(records: Sequence[bytes]) -> tuple[list[tuple[int, Entry]], list[int]]:
+    """The records that decode as entries, numbered from 1; the numbers of the rest."""
     decoded: list[tuple[int, Entry]] = []
+    bad: list[int] = []
     for i, r in enumerate(records, 1):
         try:
             decoded.append((i, Entry.from_wire(bytes(r))))
         except (ev.RemoteProtocolError, ValueError):
-            dropped.append(_Dropped(i, UNREADABLE, None))
+            bad.append(i)
+    return decoded, bad
+
+
+def _game_of(records: Sequence[bytes]) -> bytes | None:
+    """The game these records mostly belong to, if both of its hellos are there."""
+    hellos = {e.author: e for _, e in _pick_hellos(_decode(records)[0])}
+    if HOST in hellos and GUEST in hellos and hellos[GUEST].ack_id == hellos[HOST].id:
+        return game_id(hellos[HOST].id, hellos[GUEST].id)
+    return None
+
+
+def _load(records: Sequence[bytes], sources: Sequence[tuple[str, int]] = ()
+          ) -> tuple[Log, list[_Dropped]]:  # fmt: skip
+    """A log of every record that verifies, and what was dropped (by record number;
+    ``sources``: the name and record count of each file the records came from, in
+    order, when there are several)."""
+    where = [(name, k) for name, n in sources for k in range(1, n + 1)]
+
+    def dropped_at(i: int, reason: str, entry: Entry | None) -> _Dropped:
+        name, k = where[i - 1] if where else ("", i)
+        return _Dropped(k, reason, entry, name)
+
+    decoded, bad = _decode(records)
+    dropped = [dropped_at(i, UNREADABLE, None) for i in bad]
     first = _pick_hellos(decoded)
     chosen = {id(e) for _, e in first}
     rest = sorted(
@@ -385,7 +456,7 @@ def _load(records: Sequence[bytes]) -> tuple[Log, list[_Dropped]]:
         for added in log.add_entry(e).all():
             if added.outcome is Outcome.DROPPED:
                 x = added.entry
-                dropped.append(_Dropped(record_of.get(x.id, i) if x else i, added.reason, x))
+                dropped.append(dropped_at(record_of.get(x.id, i) if x else i, added.reason, x))
     return log, dropped
 
 
@@ -422,19 +493,20 @@ _PLURAL = {
 
 
 def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
-    """One line per reason; records of another game summarised."""
-    by_reason: dict[str, list[_Dropped]] = {}
+    """One line per reason (and file); records of another game summarised."""
+    by_reason: dict[tuple[str, str], list[_Dropped]] = {}
     for d in dropped:
-        by_reason.setdefault(d.reason, []).append(d)
+        by_reason.setdefault((d.file, d.reason), []).append(d)
     lines = []
-    for reason, ds in by_reason.items():
+    for (file, reason), ds in by_reason.items():
+        of = f" of {file}" if file else ""
         if len(ds) > 3:
             many = _PLURAL.get(reason, f"each: {reason}")
-            lines.append(f"records {_ranges([d.record for d in ds])}: {many}")
+            lines.append(f"records {_ranges([d.record for d in ds])}{of}: {many}")
             continue
         for d in ds:
             what = f", {_entry_words(d.entry)}" if d.entry is not None else ""
-            lines.append(f"record {d.record}{what}: {reason}")
+            lines.append(f"record {d.record}{of}{what}: {reason}")
     return lines
 
 
@@ -507,11 +579,13 @@ class Folded:
     unproven: tuple[Problem, ...]
     hand_of: dict[bytes, int]
     table: Table
+    copies: int = 1
 
 
 def fold_records(
     records: Sequence[bytes],
     *,
+    sources: Sequence[tuple[str, int]] = (),
     lazy_proofs: bool = True,
     executor: Executor | None = None,
     on_step: Callable[[Table], None] | None = None,
@@ -521,8 +595,9 @@ def fold_records(
     the openings covers them (hands both players opened and checkpointed, none
     disputed); a hand that does not end cleanly checked is folded again with every
     proof. ``on_step`` is the table's hook: a fold that starts again calls it from the
-    first entry with a new table."""
-    log, dropped = _load(records)
+    first entry with a new table. ``sources``: the name and record count of each copy
+    the records came from, in order, when there are several."""
+    log, dropped = _load(records, sources)
     lin = log.linear()
     unproven = tuple(p for p in lin.problems if _unprovable_ack(p, log))
     lin = replace(lin, problems=tuple(p for p in lin.problems if p not in unproven))
@@ -554,7 +629,7 @@ def fold_records(
             )
         }
         if not bad:
-            return Folded(log, dropped, lin, unproven, hand_of, table)
+            return Folded(log, dropped, lin, unproven, hand_of, table, max(1, len(sources)))
         lazy -= bad
 
 
@@ -681,8 +756,10 @@ def _audit(
     file_damage: list[str],
     lazy_proofs: bool,
     executor: Executor | None = None,
+    sources: Sequence[tuple[str, int]] = (),
 ) -> Report:
-    return judge(fold_records(records, lazy_proofs=lazy_proofs, executor=executor), file_damage)
+    folded = fold_records(records, sources=sources, lazy_proofs=lazy_proofs, executor=executor)
+    return judge(folded, file_damage)
 
 
 def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
@@ -726,6 +803,7 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         end=end,
         entries=len(folded.log),
         rules=rules,
+        copies=folded.copies,
     )
 
 
@@ -762,6 +840,7 @@ def _damage(folded: Folded, file_damage: Sequence[str], current: int
             ) -> tuple[_Damage, dict[int, list[tuple[int, int]]]]:  # fmt: skip
     """Damage (it blames nobody), and the runs of entries the file lacks by author."""
     log, names = folded.log, folded.table.names
+    files, lack = ("the file", "lacks") if folded.copies == 1 else ("the copies", "lack")
     damage = _Damage([*file_damage, *_dropped_lines(folded.dropped)], {})
     for d in folded.dropped:
         e = d.entry
@@ -775,17 +854,17 @@ def _damage(folded: Folded, file_damage: Sequence[str], current: int
         one = len(runs) == 1 and runs[0][0] == runs[0][1]
         which = f"entry {runs[0][0]}" if one else "entries " + ", ".join(
             str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
-        damage.add(f"the file lacks {names[a]}'s {which}, which later entries name", current)
+        damage.add(f"{files} {lack} {names[a]}'s {which}, which later entries name", current)
     if missing and folded.lin.held:
         damage.add(f"{len(folded.lin.held)} entries after the missing ones cannot be placed "
                    "or judged")  # fmt: skip
     for p in folded.unproven:
         e = p.entries[0]
         damage.add(f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
-                   f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in the file (an entry "
+                   f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in {files} (an entry "
                    "is missing, or was never written)", current)  # fmt: skip
     if log.held_count:
-        damage.add(f"{log.held_count} entries wait for a hello the file lacks: not verified")
+        damage.add(f"{log.held_count} entries wait for a hello {files} {lack}: not verified")
     return damage, missing
 
 

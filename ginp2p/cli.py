@@ -869,15 +869,17 @@ NO_VERDICT = 4
 def _cmd_audit(args: argparse.Namespace) -> int:
     import json
 
-    from .audit import audit
+    from .audit import NotOneGame, audit
     from .logfile import FileError, read_error
     from .words import hands_words
 
     path = Path(args.file)
     try:
-        report = audit(path)
+        report = audit(path, *args.others)
+    except NotOneGame as exc:
+        return _no_verdict(args, str(exc))
     except (OSError, FileError) as exc:
-        return _no_verdict(args, read_error(path, exc))
+        return _no_verdict(args, read_error(getattr(exc, "filename", None) or path, exc))
     if args.hand is None:
         # --json escapes what it must itself
         text = json.dumps(report.to_json(), indent=2) if args.json else report.text()
@@ -1204,8 +1206,13 @@ def build_parser() -> argparse.ArgumentParser:
   ginp2p games                      the saved games and their files
   ginp2p audit GAME.ginlog          the verdict, then each hand's
   ginp2p audit GAME.ginlog --hand 3 hand 3 only; its verdict is the exit code
+  ginp2p audit A.ginlog B.ginlog    both players' copies, judged as one
   ginp2p export GAME.ginlog         every deal, move, showdown and score""")  # fmt: skip
     audit.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    audit.add_argument("others", nargs="*", metavar="OTHER.ginlog",
+                       help="the other player's copy of the same game: the entries of all "
+                       "copies are judged together, so what one copy lost the other can "
+                       "hold, and two different entries at one place prove who made them")
     audit.add_argument("--hand", type=int, metavar="N",
                        help="report hand N only (0: the set-up); the exit code is its verdict")
     audit.add_argument("--json", action="store_true",

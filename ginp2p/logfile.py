@@ -73,14 +73,16 @@ class TornTailWarning(UserWarning):
 
 @dataclass(frozen=True, slots=True)
 class Torn:
-    """Bytes after the last whole record: ``dropped`` bytes from ``offset`` (a writer
+    """Bytes that are no whole record: ``dropped`` bytes from ``offset`` (a writer
     cuts them; a reader only reports them). ``reason``: "incomplete" (a torn last
     record), "zero bytes", "torn header", "empty" (no header at all), or why the bytes
-    are no record."""
+    are no record. ``resumed``: whole records follow them (a reader skipped damage in
+    the middle of the file and read on), so they are not the file's tail."""
 
     offset: int
     dropped: int
     reason: str
+    resumed: bool = False
 
     def text(self) -> str:
         """The damage in words, as the audit and the replay report it."""
@@ -89,6 +91,10 @@ class Torn:
         if self.reason in ("incomplete", "zero bytes", "torn header"):
             return (f"the file is torn: {self.dropped} bytes at byte {self.offset} are no "
                     f"whole record ({self.reason})")  # fmt: skip
+        if self.resumed:
+            return (f"unreadable bytes at byte {self.offset} ({self.reason}): "
+                    f"{self.dropped} bytes were skipped and reading went on at byte "
+                    f"{self.offset + self.dropped}")  # fmt: skip
         return (f"unreadable bytes at byte {self.offset} ({self.reason}): the last "
                 f"{self.dropped} bytes of the file were not read")  # fmt: skip
 
@@ -208,6 +214,32 @@ def _records_follow(data: bytes, start: int, whole: Callable[[Any], bool]) -> bo
     return False
 
 
+def _next_start(data: bytes, start: int, whole: Callable[[Any], bool]) -> int | None:
+    """The first byte from ``start`` where reading can go on after damage: a whole
+    record of this kind of file begins there, and the file ends after it or another
+    such record begins (one record alone could be chance bytes inside a damaged one).
+    None if there is none."""
+    for at in range(start, len(data)):
+        first = _record_at(data, at)
+        if first is not None and _holds(first[0], whole):
+            second = _record_at(data, first[1])
+            if first[1] == len(data) or (second is not None and _holds(second[0], whole)):
+                return at
+    return None
+
+
+def _record_at(data: bytes, pos: int) -> tuple[bytes, int] | None:
+    """The whole record that begins at ``pos`` and where it ends, if one does."""
+    width = _BIN_WIDTH.get(data[pos]) if pos < len(data) else None
+    if width is None:
+        return None
+    length = int.from_bytes(data[pos + 1 : pos + 1 + width], "big")
+    end = pos + 1 + width + length
+    if pos + 1 + width > len(data) or length > MAX_RECORD or end > len(data):
+        return None
+    return data[pos + 1 + width : end], end
+
+
 def _holds(record: bytes, whole: Callable[[Any], bool]) -> bool:
     try:
         return whole(msgpack.unpackb(record, raw=True, strict_map_key=False))
@@ -290,7 +322,11 @@ def _load_records(
         return records, None
     tail = data[end:]
     if why != "incomplete" and any(tail) and not repair:
-        raise FileCorrupt(f"{path}: {why} at byte {end}; open with repair=True to cut it")
+        # a person reads this (resume): the audit can still judge a log, as it is
+        audit = f", and `ginp2p audit {path}` says what it still proves" \
+            if magic == LogFile.MAGIC else ""  # fmt: skip
+        raise FileCorrupt(f"{path} is damaged ({why} at byte {end}), so the game cannot go "
+                          f"on from it; it is left as it is{audit}")  # fmt: skip
     os.ftruncate(fd, end)
     fsync(fd)
     return records, Torn(end, len(tail), why or "")
@@ -298,16 +334,18 @@ def _load_records(
 
 def read_records(
     path: str | os.PathLike[str], magic: bytes | None = None
-) -> tuple[list[bytes], Torn | None]:
+) -> tuple[list[bytes], tuple[Torn, ...]]:
     """The whole records of a log (or secrets) file, read-only: no lock, no repair.
 
-    For the audit, which must not change the file it judges. Whatever follows the last
-    whole record comes back as a :class:`Torn` (nothing is cut): ``reason`` is
-    "incomplete" for a torn last record, "zero bytes" for a zero-filled tail, else why
-    the bytes are no record, "empty" for an empty file. NotALog if the file is not of
-    this kind at all, FileCorrupt if its header is damaged, NotAFile if it is not a
-    regular file (a pipe or a device could block or never end); :func:`read_error`
-    words any of these, and the OSErrors, for a person.
+    For the audit, which must not change the file it judges, and for whoever reads a
+    copy that was damaged: every stretch of bytes that is no whole record comes back as
+    a :class:`Torn` (nothing is cut), in file order. Damage in the middle is skipped
+    (``resumed``) where whole records follow it, so one bad byte does not hide the rest
+    of the game. The last ``reason`` is "incomplete" for a torn last record, "zero
+    bytes" for a zero-filled tail, "empty" for an empty file, else why the bytes are no
+    record. NotALog if the file is not of this kind at all, FileCorrupt if its header is
+    damaged, NotAFile if it is not a regular file (a pipe or a device could block or
+    never end); :func:`read_error` words any of these, and the OSErrors, for a person.
     """
     magic = LogFile.MAGIC if magic is None else magic
     mode = os.stat(path).st_mode
@@ -318,13 +356,22 @@ def read_records(
     data = Path(path).read_bytes()
     parsed = _parse_file(data, path, magic)
     if parsed is None:
-        return [], Torn(0, len(data), "torn header" if data else "empty")
+        return [], (Torn(0, len(data), "torn header" if data else "empty"),)
     records, end, why = parsed
-    if end == len(data):
-        return records, None
-    tail = data[end:]
-    reason = "zero bytes" if not any(tail) else (why or "")
-    return records, Torn(end, len(tail), reason)
+    damage: list[Torn] = []
+    while end < len(data):
+        tail = data[end:]
+        if not any(tail):
+            damage.append(Torn(end, len(tail), "zero bytes"))
+            break
+        go_on = None if why == "incomplete" else _next_start(data, end + 1, _WHOLE[magic])
+        if go_on is None:
+            damage.append(Torn(end, len(tail), why or ""))
+            break
+        damage.append(Torn(end, go_on - end, why or "", resumed=True))
+        more, end, why = _parse_records(data, go_on, _WHOLE[magic])
+        records += more
+    return records, tuple(damage)
 
 
 def read_error(path: str | os.PathLike[str], exc: Exception) -> str:

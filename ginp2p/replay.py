@@ -542,7 +542,7 @@ def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]]
     extra = [Path(s) for s in secrets]
     owner, beside = _beside(p)
     found = list(dict.fromkeys((beside if find_secrets else []) + extra))
-    replay = load_records(records, damage=[torn.text()] if torn is not None else [],
+    replay = load_records(records, damage=[t.text() for t in torn],
                           secrets=found, path=p, required=extra,
                           finished_only=[b for b in beside[1:] if b not in extra])  # fmt: skip
     replay.owner = owner

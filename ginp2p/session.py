@@ -2480,7 +2480,7 @@ def _host_hello_alone(path: Path) -> list[bytes] | None:
     except (OSError, FileError):
         return None
     log, _ = Log.from_records(records)
-    if torn is not None or secrets or len(set(records)) > 1 or log.hello(GUEST) is not None:
+    if torn or secrets or len(set(records)) > 1 or log.hello(GUEST) is not None:
         return None
     return records
 

@@ -227,6 +227,109 @@ def test_a_missing_middle_entry_is_damage(honest: Played) -> None:
     assert r.owed == ()
 
 
+def _save(path: Any, records: list[bytes]) -> Any:
+    with LogFile.open(path) as f:
+        for r in records:
+            f.append(r)
+    return path
+
+
+def test_two_copies_fill_each_others_gaps(honest: Played, report: Report, tmp_path: Any) -> None:
+    """Each player's copy lost a different entry: alone, each is damaged and decides
+    nothing; audited together, the game is whole and clean, with its result."""
+    order = honest.linear()
+    lost = [order[len(order) // 3], order[len(order) // 2]]
+    mine, theirs = (
+        _save(tmp_path / name, [r for r in honest.records if Entry.from_wire(r).id != gone.id])
+        for name, gone in zip(("mine.ginlog", "theirs.ginlog"), lost, strict=True)
+    )
+    for alone in (mine, theirs):
+        r = audit(alone)
+        assert r.verdict is Verdict.DAMAGED and r.winner is None and r.copies == 1
+    both = audit(mine, theirs)
+    assert both.verdict is Verdict.CLEAN and both.damage == () and both.copies == 2
+    assert (both.hands, both.scores, both.winner) == (report.hands, report.scores, report.winner)
+    assert f"; {report.entries} entries in 2 copies" in both.text().splitlines()[1]
+    assert both.to_json()["copies"] == 2 and report.to_json()["copies"] == 1
+    assert audit(mine, mine).copies == 2  # the same file twice is no error
+
+
+def test_copies_name_their_own_damage(honest: Played, tmp_path: Any) -> None:
+    """What one copy spoils is said of that copy, by its name and its own record
+    numbers; the lack of an entry neither copy holds is said of the copies."""
+    order = honest.linear()
+    gone = order[len(order) // 2]
+    kept = [r for r in honest.records if Entry.from_wire(r).id != gone.id]
+    mine = _save(tmp_path / "mine.ginlog", kept)
+    theirs = _save(tmp_path / "theirs.ginlog", [kept[0], b"\xc4\x01x", *kept[1:]])
+    r = audit(mine, theirs)
+    assert r.verdict is Verdict.DAMAGED
+    assert f"record 2 of {theirs}: its bytes are damaged and do not form a log entry" in r.damage
+    who = r.names[gone.author]
+    assert f"the copies lack {who}'s entry {gone.seq}, which later entries name" in r.damage
+    (tmp_path / "torn.ginlog").write_bytes(theirs.read_bytes()[:-20])
+    r = audit(mine, tmp_path / "torn.ginlog")
+    assert any(d.startswith(f"{tmp_path / 'torn.ginlog'}: the file is torn") for d in r.damage)
+
+
+def test_what_no_copy_holds_is_owed(honest: Played, tmp_path: Any) -> None:
+    opens = [e for e in honest.linear() if e.kind == "open"]
+    cut = _prefix(honest, lambda e: e.id == opens[1].id)
+    r = audit(_save(tmp_path / "a.ginlog", cut), _save(tmp_path / "b.ginlog", cut[:-3]))
+    assert r.verdict is Verdict.INCOMPLETE
+    assert r.owed == (f"{r.names[opens[1].author]} never opened their seeds for hand "
+                      f"{opens[1].body.hand}",)  # fmt: skip
+    assert "Owed, as no copy holds it:" in r.text().splitlines()
+
+
+def test_an_equivocation_shows_when_the_copies_meet(honest: Played, tmp_path: Any) -> None:
+    """A player who kept a different entry in its own copy than it sent is caught by
+    the audit of both copies: two signed entries at one seq, whichever copy each is in."""
+    target = next(e for e in honest.linear()[40:] if e.author == HOST)
+    other = sign_entry(
+        honest.key(HOST), target.fields._replace(kind="chat", body=ev.make("chat", "hi"))
+    )
+    theirs = _save(tmp_path / "theirs.ginlog", honest.records)
+    mine = _save(tmp_path / "mine.ginlog",
+                 [other.wire if r == target.wire else r for r in honest.records])  # fmt: skip
+    assert audit(theirs).verdict is Verdict.CLEAN
+    r = audit(mine, theirs)
+    assert r.verdict is Verdict.CHEATED and r.cheat is not None
+    assert (r.cheat.author, r.cheat.seq, r.cheat.rule) == (HOST, target.seq, "equivocation")
+
+
+def test_copies_of_different_games_are_refused(honest: Played, tmp_path: Any) -> None:
+    from ginp2p.audit import NotOneGame
+
+    mine = _save(tmp_path / "mine.ginlog", honest.records)
+    other = _save(tmp_path / "other.ginlog", play(2).records)
+    with pytest.raises(NotOneGame, match=r"mine\.ginlog and .*other\.ginlog are not copies of "
+                                         "one game"):  # fmt: skip
+        audit(mine, other)
+
+
+def test_damage_in_the_middle_hides_nothing_after_it(honest: Played, report: Report,
+                                                     tmp_path: Any) -> None:  # fmt: skip
+    """A spoilt byte where a record begins costs that record only: the reader skips to
+    the next whole record, so the entries after it still count."""
+    path = _save(tmp_path / "game.ginlog", honest.records)
+    data = bytearray(path.read_bytes())
+    at = bytes(data).index(ev.pack(honest.records[5]))
+    data[at] = 0x00  # no record begins with it
+    path.write_bytes(data)
+    r = audit(path)
+    assert r.verdict is Verdict.DAMAGED and r.entries == report.entries - 1
+    assert r.damage[0].startswith(f"unreadable bytes at byte {at} (a byte that starts no "
+                                  "record): ")  # fmt: skip
+    assert f"reading went on at byte {at + len(ev.pack(honest.records[5]))}" in r.damage[0]
+    lost = Entry.from_wire(honest.records[5])
+    assert f"the file lacks {r.names[lost.author]}'s entry {lost.seq}, which later entries " \
+        "name" in r.damage  # fmt: skip
+    theirs = _save(tmp_path / "theirs.ginlog", honest.records)
+    both = audit(path, theirs)  # the other copy holds it: every hand is judged
+    assert both.hands == report.hands and both.winner == report.winner
+
+
 def test_an_entry_naming_a_seq_far_ahead_is_judged_at_once(honest: Played) -> None:
     """A signed entry may name any seq in its ack (2**32 - 1 here): the audit reports the
     run of entries it names as missing, not each of them (it used to list them, and

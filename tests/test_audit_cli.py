@@ -145,3 +145,22 @@ def test_the_text_says_things_in_words(name: str, want: str,
         main(["audit", str(CORPUS / f"{name}.ginlog"), "--json"])
         doc = json.loads(capsys.readouterr().out)
         assert want.endswith(doc["cheat"]["detail"]) and doc["cheat"]["rule"] in lines[-2]
+
+
+def test_both_players_copies_are_judged_together(capsys: pytest.CaptureFixture[str]) -> None:
+    """A copy that lost an entry is damaged alone; with the other player's copy, which
+    holds it, the game is whole. Copies of two different games get no verdict."""
+    lost, whole = str(CORPUS / "damaged-dropped-entry.ginlog"), str(CORPUS / "clean-classic.ginlog")
+    assert main(["audit", lost]) == 3
+    capsys.readouterr()
+    assert main(["audit", lost, whole, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["verdict"] == "clean" and doc["copies"] == 2 and doc["winner"] == 1
+    assert main(["audit", lost, whole, "--hand", "1"]) == 0
+    assert "hand 1 CLEAN" in capsys.readouterr().out
+    other = str(CORPUS / "clean-french.ginlog")
+    assert main(["audit", whole, other]) == 4
+    err = capsys.readouterr().err
+    assert f"ginp2p audit: error: {whole} and {other} are not copies of one game" in err
+    assert main(["audit", whole, str(CORPUS / "no-such.ginlog")]) == 4
+    assert "no-such.ginlog: no such file" in capsys.readouterr().err

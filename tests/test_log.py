@@ -547,9 +547,12 @@ def test_a_torn_tail_is_cut_at_every_offset(tmp_path: Path) -> None:
 def test_a_damaged_length_is_not_mistaken_for_a_torn_tail(tmp_path: Path) -> None:
     """A record whose length runs past the end of the file, with whole records after
     it, was damaged, not torn by a crash: opening refuses (nothing is cut) unless asked
-    to repair, and the audit's reader says so."""
+    to repair, and the audit's reader says so, skips that one record and reads every
+    entry after it."""
     path = tmp_path / "game.ginlog"
-    full = (Path(__file__).parent / "corpus" / "clean-classic.ginlog").read_bytes()
+    clean = Path(__file__).parent / "corpus" / "clean-classic.ginlog"
+    full = clean.read_bytes()
+    record = F.read_records(clean)[0]
     starts, pos = [], len(b"GINLOG1\n\x91\x01")
     while pos < len(full):  # where each record begins
         starts.append(pos)
@@ -568,7 +571,10 @@ def test_a_damaged_length_is_not_mistaken_for_a_torn_tail(tmp_path: Path) -> Non
             F.LogFile.open(path)
         assert path.read_bytes() == bad, "nothing cut"
         records, torn = F.read_records(path)
-        assert len(records) == k and torn is not None and "damaged" in torn.reason
+        assert records == [r for r in F.read_records(clean)[0] if r != record[k]]
+        assert torn == (F.Torn(at, starts[k + 1] - at, torn[0].reason, resumed=True),)
+        assert "damaged record length" in torn[0].reason
+        assert f"reading went on at byte {starts[k + 1]}" in torn[0].text()
         with pytest.warns(F.TornTailWarning), F.LogFile.open(path, repair=True) as f:
             assert len(f.records) == k
     assert tried >= 10, "the game has records to damage"

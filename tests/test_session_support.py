@@ -121,7 +121,7 @@ def guest(home: Path, join: str, *extra: str, name: str = "guest",
 
 def entries(path: Path) -> set[bytes]:
     records, torn = read_records(path)
-    assert torn is None, f"{path}: {torn}"
+    assert not torn, f"{path}: {torn}"
     return set(records)
 
 
