@@ -87,6 +87,7 @@ from .table import PLAY_KINDS, Cheat, HandFold, HandScored, Table
 from .words import KIND_WORDS, count, for_screen, match_end_words, preset_words, result_words
 
 __all__ = [
+    "Copies",
     "Folded",
     "HandReport",
     "NotOneGame",
@@ -96,6 +97,7 @@ __all__ = [
     "audit_records",
     "fold_records",
     "judge",
+    "read_copies",
     "worst",
 ]
 
@@ -312,6 +314,53 @@ class NotOneGame(ValueError):
     """Copies given to one audit that hold different games."""
 
 
+@dataclass(frozen=True)
+class Copies:
+    """The records of one or more copies of a game, as :func:`read_copies` found them:
+    ``damage`` says what reading them found wrong (each line naming its copy when there
+    are several); ``sources`` is the name and record count of each copy read, in order
+    (empty for a single file, whose records need no file name)."""
+
+    records: list[bytes]
+    damage: list[str]
+    sources: tuple[tuple[str, int], ...]
+    read: int
+
+
+def read_copies(paths: Sequence[str | os.PathLike[str]], *, lenient: bool = True) -> Copies:
+    """Read copies of one game, read-only. ``lenient``: a file that is no game log (or
+    whose header is spoilt) is damage; otherwise FileCorrupt or NotALog. OSError or
+    NotAFile if a file cannot be read at all; NotOneGame if the copies hold different
+    games."""
+    many = len(paths) > 1
+    records: list[bytes] = []
+    damage: list[str] = []
+    sources: list[tuple[str, int]] = []
+    games: dict[bytes, str] = {}
+    for p in paths:
+        name = os.fspath(p) if many else ""
+        where = f"{name}: " if many else ""
+        try:
+            got, torn = read_records(p)
+        except (FileCorrupt, NotALog) as exc:  # another program's file is "unreadable" too
+            if not lenient:
+                raise
+            damage.append(f"{where}the file cannot be read as a game log ({exc})")
+            continue
+        damage += [where + t.text() for t in torn]
+        if torn and torn[0].reason == "empty":
+            continue
+        game = _game_of(got)
+        if game is not None:
+            games.setdefault(game, name)
+            if len(games) > 1:
+                first = next(iter(games.values()))
+                raise NotOneGame(f"{first} and {name} are not copies of one game")
+        records += got
+        sources.append((name, len(got)))
+    return Copies(records, damage, tuple(sources) if many else (), len(sources))
+
+
 def audit(
     path: str | os.PathLike[str],
     *others: str | os.PathLike[str],
@@ -330,35 +379,12 @@ def audit(
     ``lazy_proofs=False`` checks every proof entry by entry (slow; see the module
     docstring); ``executor`` (a thread pool) splits the curve arithmetic.
     """
-    paths = [path, *others]
-    records: list[bytes] = []
-    damage: list[str] = []
-    sources: list[tuple[str, int]] = []
-    games: dict[bytes, str] = {}
-    for p in paths:
-        name = os.fspath(p) if others else ""
-        where = f"{name}: " if others else ""
-        try:
-            got, torn = read_records(p)
-        except (FileCorrupt, NotALog) as exc:  # another program's file is "unreadable" too
-            damage.append(f"{where}the file cannot be read as a game log ({exc})")
-            continue
-        damage += [where + t.text() for t in torn]
-        if torn and torn[0].reason == "empty":
-            continue
-        game = _game_of(got)
-        if game is not None:
-            games.setdefault(game, name)
-            if len(games) > 1:
-                first = next(iter(games.values()))
-                raise NotOneGame(f"{first} and {name} are not copies of one game")
-        records += got
-        sources.append((name, len(got)))
-    if sources:
-        return _audit(records, damage, lazy_proofs, executor, sources if others else ())
+    c = read_copies([path, *others])
+    if c.read:
+        return _audit(c.records, c.damage, lazy_proofs, executor, c.sources)
     # nothing in it was verified, so nobody can be said to owe anything
-    return replace(_audit([], damage, lazy_proofs, executor), owed=(), hands=(),
-                   copies=len(paths))  # fmt: skip
+    return replace(_audit([], c.damage, lazy_proofs, executor), owed=(), hands=(),
+                   copies=1 + len(others))  # fmt: skip
 
 
 def audit_records(

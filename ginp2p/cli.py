@@ -879,7 +879,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     except NotOneGame as exc:
         return _no_verdict(args, str(exc))
     except (OSError, FileError) as exc:
-        return _no_verdict(args, read_error(getattr(exc, "filename", None) or path, exc))
+        return _no_verdict(args, read_error(path, exc))
     if args.hand is None:
         # --json escapes what it must itself
         text = json.dumps(report.to_json(), indent=2) if args.json else report.text()
@@ -938,13 +938,13 @@ def _cmd_export(args: argparse.Namespace) -> int:
         return 1
 
     to_file = args.output not in (None, "-")
-    game = Path(args.file)
-    own = (game, secrets_path(game), peer_path(game))
+    games = [Path(f) for f in (args.file, *args.others)]
+    own = [f for g in games for f in (g, secrets_path(g), peer_path(g))]
     if to_file and any(_same_file(args.output, str(f)) for f in own):
         return fail(f"{args.output} is one of the game's own files: write the export "
                     "elsewhere")  # fmt: skip
     try:
-        replay = load(args.file, find_secrets=False)
+        replay = load(args.file, others=args.others, find_secrets=False)
     except ReplayError as exc:
         return fail(str(exc))
     if args.format == "json":  # escaped where the console cannot show a suit
@@ -983,6 +983,13 @@ def _same_file(a: str, b: str) -> bool:
 
 
 # ------------------------------------------------------------------------ the parser
+
+
+def _other_copies(p: argparse.ArgumentParser) -> None:
+    p.add_argument("others", nargs="*", metavar="OTHER.ginlog",
+                   help="the other player's copy of the same game: the entries of all copies "
+                   "are read together, so what one copy lost the other can hold (and two "
+                   "different entries at one place prove who made them)")
 
 
 def _console_options(p: argparse.ArgumentParser, play: bool = False) -> None:
@@ -1175,9 +1182,11 @@ def build_parser() -> argparse.ArgumentParser:
                             epilog="""examples:
   ginp2p replay GAME.ginlog                  the viewer (? in it: the keys)
   ginp2p replay GAME.ginlog --as all         every card the log proves
-  ginp2p replay GAME.ginlog --plain --moves  the moves as text""",
+  ginp2p replay GAME.ginlog --plain --moves  the moves as text
+  ginp2p replay A.ginlog B.ginlog            both players' copies, as one""",
                             )  # fmt: skip
     replay.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    _other_copies(replay)
     replay.add_argument("--as", dest="view", metavar="VIEW",
                         help="whose view: public, host, guest, all, or a player's name "
                         "(default: the player whose secrets file is beside the log, else "
@@ -1209,10 +1218,7 @@ def build_parser() -> argparse.ArgumentParser:
   ginp2p audit A.ginlog B.ginlog    both players' copies, judged as one
   ginp2p export GAME.ginlog         every deal, move, showdown and score""")  # fmt: skip
     audit.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
-    audit.add_argument("others", nargs="*", metavar="OTHER.ginlog",
-                       help="the other player's copy of the same game: the entries of all "
-                       "copies are judged together, so what one copy lost the other can "
-                       "hold, and two different entries at one place prove who made them")
+    _other_copies(audit)
     audit.add_argument("--hand", type=int, metavar="N",
                        help="report hand N only (0: the set-up); the exit code is its verdict")
     audit.add_argument("--json", action="store_true",
@@ -1233,9 +1239,11 @@ def build_parser() -> argparse.ArgumentParser:
                             epilog="""examples:
   ginp2p export GAME.ginlog                     read it in the terminal
   ginp2p export GAME.ginlog -o game.txt         keep it as a text file
+  ginp2p export A.ginlog B.ginlog               both players' copies, as one
   ginp2p export GAME.ginlog --format json -o game.json""",
                             )  # fmt: skip
     export.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    _other_copies(export)
     export.add_argument("--format", choices=("text", "json"), default="text",
                         help="text for people (default) or JSON (schema in docs/audit.md)")
     export.add_argument("--ascii", action="store_true", help="text: cards as 7H/TS")

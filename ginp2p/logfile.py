@@ -376,7 +376,9 @@ def read_records(
 
 def read_error(path: str | os.PathLike[str], exc: Exception) -> str:
     """Why :func:`read_records` could not read ``path``, in the words every command
-    uses (audit, replay and export say the same thing of the same file)."""
+    uses (audit, replay and export say the same thing of the same file). The file an
+    OSError names wins over ``path``: it is the one of several that failed."""
+    path = getattr(exc, "filename", None) or path
     if isinstance(exc, FileNotFoundError):
         return f"{path}: no such file"
     if isinstance(exc, IsADirectoryError):

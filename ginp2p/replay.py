@@ -29,7 +29,7 @@ import msgpack
 
 from . import events as ev
 from . import shuffle as sh
-from .audit import Report, fold_records, judge
+from .audit import NotOneGame, Report, fold_records, judge, read_copies
 from .cards import Card
 from .engine import Action, Declaration, HandResult, HandState, Phase
 from .gamefiles import PeerFile, peer_path
@@ -530,31 +530,41 @@ def _beside(path: Path) -> tuple[int | None, list[Path]]:
 
 
 def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]] = (),
-         *, find_secrets: bool = True) -> Replay:  # fmt: skip
+         *, others: Sequence[str | os.PathLike[str]] = (),
+         find_secrets: bool = True) -> Replay:  # fmt: skip
     """Read and fold a ``.ginlog`` for replay, read-only. ``secrets``: more secrets
     files to read cards with (besides the ones found next to the log unless
-    ``find_secrets`` is off). ReplayError for a file that cannot be replayed."""
+    ``find_secrets`` is off). ``others``: more copies of the game (the other player's
+    file), whose entries are pooled with the log's, as the audit pools them; the
+    secrets beside them show the hands that are over. ReplayError for a file that
+    cannot be replayed."""
     p = Path(path)
     try:
-        records, torn = read_records(p)
+        copies = read_copies([p, *others], lenient=False)
+    except NotOneGame as exc:
+        raise ReplayError(str(exc)) from None
     except (OSError, FileError) as exc:
         raise ReplayError(read_error(p, exc)) from None
     extra = [Path(s) for s in secrets]
     owner, beside = _beside(p)
-    found = list(dict.fromkeys((beside if find_secrets else []) + extra))
-    replay = load_records(records, damage=[t.text() for t in torn],
+    theirs = [s for o in others for s in _beside(Path(o))[1]] if find_secrets else []
+    found = list(dict.fromkeys((beside if find_secrets else []) + theirs + extra))
+    replay = load_records(copies.records, damage=copies.damage, sources=copies.sources,
                           secrets=found, path=p, required=extra,
-                          finished_only=[b for b in beside[1:] if b not in extra])  # fmt: skip
+                          finished_only=[b for b in beside[1:] + theirs
+                                         if b not in extra])  # fmt: skip
     replay.owner = owner
     return replay
 
 
 def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
+                 sources: Sequence[tuple[str, int]] = (),
                  secrets: Iterable[Path] = (), path: Path | None = None,
                  required: Sequence[Path] = (),
                  finished_only: Sequence[Path] = ()) -> Replay:  # fmt: skip
     """The replay of a log's wire records (see :func:`load`). ``damage``: what reading
-    the file found wrong (a torn tail). ``required`` secrets files must be readable and
+    the file found wrong (a torn tail); ``sources``: the copies the records came from
+    (see :func:`~ginp2p.audit.fold_records`). ``required`` secrets files must be readable and
     belong to the game; others are used if they do. ``finished_only`` secrets (the
     other player's, found by themselves: the computer's in a ``play`` game) show the
     hands that are over, not one still in play. The notes say what the audit found
@@ -568,7 +578,7 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
             snaps.clear()
         snaps.append(_snap(t))
 
-    folded = fold_records(records, on_step=keep)
+    folded = fold_records(records, sources=sources, on_step=keep)
     report = judge(folded, list(damage))
     lin, table, hand_of = folded.lin, folded.table, folded.hand_of
     if not lin.order:

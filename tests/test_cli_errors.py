@@ -160,6 +160,29 @@ def test_export_and_replay_say_what_is_damaged_and_how_much_replays(
         assert "(a byte that starts no record)" in err and "torn" not in err
 
 
+def test_export_and_replay_read_the_other_players_copy_too(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The copy that lost an entry replays only to the gap; with the other player's
+    copy the whole game is there. Copies of two games, or an export written over one of
+    the copies, are refused."""
+    lost, whole = str(CORPUS / "damaged-dropped-entry.ginlog"), str(CORPUS / "clean-classic.ginlog")
+    assert main(["export", lost, whole]) == 0
+    out = capsys.readouterr().out
+    assert "damaged" not in out and "can be replayed" not in out
+    assert "Bob wins by 150" in out and "Audit: clean;" in out
+    assert main(["replay", "--plain", lost, whole]) == 0
+    assert "end: match over: Bob wins, 150 to 0" in capsys.readouterr().out
+    french = str(CORPUS / "clean-french.ginlog")
+    for command in ("export", "replay"):
+        assert main([command, lost, french]) == 1
+        assert f"{lost} and {french} are not copies of one game" in capsys.readouterr().err
+    copy = tmp_path / "copy.ginlog"
+    copy.write_bytes(Path(whole).read_bytes())
+    assert main(["export", lost, str(copy), "-o", str(copy)]) == 1
+    assert "is one of the game's own files" in capsys.readouterr().err
+    assert copy.read_bytes() == Path(whole).read_bytes()
+
+
 def test_bad_arguments_to_audit_give_no_verdict(capsys: pytest.CaptureFixture[str]) -> None:
     """2 would read as "incomplete" to a script; a typo must not be a verdict."""
     with pytest.raises(SystemExit) as exc:

@@ -603,7 +603,7 @@ def command(args: Any) -> int:
         return code
 
     try:
-        replay = load(args.file, args.secrets or ())
+        replay = load(args.file, args.secrets or (), others=args.others)
     except ReplayError as exc:
         return fail(1, str(exc))
     try:
