@@ -1073,8 +1073,12 @@ class Session:
         accept_rules: bool = True,
         parent_pid: int | None = None,
         claims: bool = True,
+        away_since: float | None = None,
     ) -> None:
         self.proto = proto
+        #: A resumed game: when (``time.time()``) its files were last written, the last
+        #: sign of this player before the crash or the quit (see ``run``).
+        self.away_since = away_since
         #: Whether a silent player is claimed against in this game: not in ``play``.
         self.claims = claims
         #: The other side has spoken our protocol version in this game (resumed: yes).
@@ -1323,6 +1327,13 @@ class Session:
         """Play until the match is over (both logs equal, or the linger ran out), the
         player quits, or a fatal error (refused, version mismatch, host unreachable)."""
         self._started = self._last_heard = self.now()
+        if self.away_since is not None:
+            # Resumed: the player was away since the files were last written, as after a
+            # freeze. What it owes is owed from then, and a claim made meanwhile is read
+            # before the computer moves (``settling``): else its first move, not acking
+            # the claim it had not yet heard, would beat a claim rightly made.
+            self.proto.frozen(self.now() - max(0.0, time.time() - self.away_since))
+            self._woke = self.now()
         tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
                  asyncio.ensure_future(self.player.run(self))]  # fmt: skip
         caught = _catch_stop_signals(self.submit, sigint=not self.player.keys_ctrl_c)
@@ -1546,8 +1557,8 @@ class Session:
                 self.link_up = True
                 self._greet = True
                 self._greet_by_name()
-            if isinstance(self.endpoint, GuestEndpoint):
-                await self._send_have(reply=True)
+            if isinstance(self.endpoint, GuestEndpoint) or self._woke is not None:
+                await self._send_have(reply=True)  # its answer ends the settling
         elif isinstance(ev, LinkDown):
             if self.link_up:
                 self.link_up = False
@@ -2118,6 +2129,17 @@ def _finished(log: Log, me: int) -> bool:
     return table.finished
 
 
+def _last_written(path: Path) -> float | None:
+    """When a saved game's log or secrets were last written (``time.time()``): every
+    entry sent or received is written at once, so this is the last time its player was
+    known to be there."""
+    times = []
+    for f in (path, secrets_path(path)):
+        with contextlib.suppress(OSError):
+            times.append(f.stat().st_mtime)
+    return max(times, default=None)
+
+
 def open_game(path: Path, *, new: bool = False) -> tuple[LogFile, SecretsFile]:
     """Open (creating) a game's log and secrets, locked; a clear error if in use, if a
     ``new`` game's file already holds entries, or if a saved game's secrets are gone
@@ -2188,8 +2210,10 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     logfile: LogFile | None = None
     secrets: SecretsFile | None = None
     saved: Log | None = None
+    away: float | None = None
     try:  # a resumed game is locked before its port is taken again
         if resume:
+            away = _last_written(path)  # before opening: a torn tail cut writes the file
             logfile, secrets = open_game(path)
             saved = _saved_log(logfile, side.me, identity)
             _still_paired(path, side, saved)
@@ -2222,7 +2246,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
         await endpoint.close()
         return 0 if over else 1
     assert logfile is not None and secrets is not None
-    return await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, say)
+    return await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, away, say)
 
 
 def _endpoint(side: PeerFile, identity: Identity
@@ -2302,9 +2326,10 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
 
 async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | GuestEndpoint,
                 logfile: LogFile, secrets: SecretsFile, peer_key: bytes, resume: bool,
-                say: Callable[[str], None]) -> int:  # fmt: skip
+                away: float | None, say: Callable[[str], None]) -> int:  # fmt: skip
     """The game itself, once the other player is in: the protocol, the session and the
-    player; the files are kept unless nothing was played."""
+    player; the files are kept unless nothing was played. ``away``: a resumed game's
+    last write (see ``Session.away_since``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     side, path = setup.side, setup.path
@@ -2335,6 +2360,7 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | G
             game_path=path, expect_rules=setup.expect_rules,
             accept_rules=setup.accept_rules or setup.player == "bot",
             parent_pid=setup.parent_pid, on_hello=_pin_name, claims=setup.claims,
+            away_since=away,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
         setup.session = session

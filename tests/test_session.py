@@ -20,7 +20,7 @@ import pytest
 
 from ginp2p.audit import audit
 from ginp2p.identity import key_to_text, load_or_create_identity
-from ginp2p.log import GUEST, Entry
+from ginp2p.log import GUEST, HOST, Entry
 
 from .test_session_support import (
     CODE,
@@ -195,6 +195,28 @@ def test_two_crossed_claims_are_settled_and_the_match_goes_on(tmp_path: Path) ->
     assert "the match is over (reached the target)" in h2.output
     assert "(reached the target)" in g2.output
     assert_same_and_clean(h.game_file(), g.game_file())
+
+
+def test_a_claim_made_while_a_player_was_gone_stands_when_it_resumes(tmp_path: Path) -> None:
+    """The guest is killed mid-hand and the host rightly claims after the timeout. The
+    guest resumes: it was away since its files were last written, so the claim is read
+    before it moves and stands on both sides. Before, the resumed guest counted its
+    owing from 0 s, held the claim as too early, and its first move beat it."""
+    h = host(tmp_path / "h", "--claim-timeout", "3", "--set", "game_target=500")
+    g = guest(tmp_path / "g", h.join_string(), "-v")
+    g.wait_for(r"drew")
+    g.kill()
+    h.wait_for("stopped answering and forfeits the match")
+    g2 = Peer(tmp_path / "g", ["bot", "--resume", str(g.game_file()), "-v", "--linger", "2"],
+              name="guest again")  # fmt: skip
+    assert g2.wait() == 0, g2.output
+    assert h.wait() == 0, h.output
+    assert "the match goes on" not in h.output + g2.output, h.output + g2.output
+    assert "after only" not in g2.output, g2.output
+    assert "forfeits the match (claim)" in g2.output, g2.output
+    for side in (h, g):
+        report = audit(side.game_file())
+        assert (report.winner, report.end) == (HOST, "claim"), report.text()
 
 
 def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None:
