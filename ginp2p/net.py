@@ -245,6 +245,10 @@ class LinkDown:
 REFUSED_STRANGER = "refused a connection from a player not paired with this host"
 REFUSED_HANDSHAKE = ("refused a connection that did not complete the encrypted greeting (a "
                      "wrong key in the join string, or not a ginp2p program)")
+#: A greeting that broke off without a protocol error: mostly a reconnect that gave up
+#: while this computer was frozen or busy, not an attack; said as such.
+BROKEN_HANDSHAKE = ("a connection broke off during the encrypted greeting (a reconnect that "
+                    "timed out while this computer was busy or asleep, or a network fault)")
 #: Why the host drops a message from a key admitted while it pairs (not a ``pair`` one).
 NOT_PAIRED_YET = "a player not paired with this host may only pair"
 
@@ -628,8 +632,10 @@ class HostEndpoint(_Endpoint):
                     self._up.discard(peer)
                     self.connected = bool(self._up)
                     self.events.put_nowait(LinkDown(peer))
-        elif event in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
+        elif event == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:  # bad crypto or framing
             self.events.put_nowait(Rejected(None, REFUSED_HANDSHAKE))
+        elif event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:  # a timeout, a cut
+            self.events.put_nowait(Rejected(None, BROKEN_HANDSHAKE))
 
     async def send(self, frame: Frame, to: bytes | None = None) -> bool:
         """Send to ``to`` (default: the partner). False if it has no route now."""

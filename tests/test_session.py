@@ -219,6 +219,22 @@ def test_a_claim_made_while_a_player_was_gone_stands_when_it_resumes(tmp_path: P
         assert (report.winner, report.end) == (HOST, "claim"), report.text()
 
 
+def test_a_greeting_that_breaks_off_is_not_called_a_wrong_key(tmp_path: Path) -> None:
+    """A connection that stops in the middle of the encrypted greeting (a reconnect
+    that timed out while the host was frozen) is said as such on the host, not as a
+    wrong key or a foreign program, which reads like an attack."""
+    h = host(tmp_path / "h")
+    try:
+        port = int(h.join_string().split("/")[0].rsplit(":", 1)[1])
+        with socket.create_connection(("127.0.0.1", port)) as s:
+            s.sendall(b"\xff" + bytes(8) + b"\x7f\x03\x00CURVE" + bytes(15))  # ZMTP 3.0, cut
+            time.sleep(0.3)
+        h.wait_for("a connection broke off during the encrypted greeting")
+        assert "wrong key" not in h.output, h.output
+    finally:
+        h.kill()
+
+
 def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None:
     """The guest freezes mid-hand (SIGSTOP): after the shortened claim timeout the host
     claims and the match ends as a forfeit. Meanwhile a third key is refused by ZAP."""
