@@ -806,7 +806,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
         for p in pinned:
             print(f"  {p.name:<20} {p.fingerprint}  paired {p.paired.date()}")
     else:
-        print("no paired players yet")
+        print("no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)")
     return 0
 
 

@@ -481,6 +481,9 @@ def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
     assert not peers.is_pinned(other, home=tmp_path)
     r = _run(tmp_path, "keys", "--forget", "Olga")
     assert r.returncode == 1 and "no paired player is called 'Olga'" in r.stderr
+    r = _run(tmp_path, "keys")  # none left: not "yet", and how to pair again
+    assert "no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)" \
+        in r.stdout  # fmt: skip
 
 
 def test_selfplay_still_works(tmp_path: Path) -> None:
