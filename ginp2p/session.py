@@ -343,8 +343,10 @@ def _find_card(view: HandState, me: int, text: str) -> Any:
     cards = [c for c in view.cards(me) if c is not None]
     if view.phase is Phase.WALL and view.upcard is not None:
         cards.append(view.upcard)  # a wall knock takes it first, and may discard it
+    if want in cards:  # holding both copies, 7h is the first and 7h' the second
+        return want
     for c in cards:
-        if c == want or (not exact and c.rank == want.rank and c.suit == want.suit):
+        if not exact and c.rank == want.rank and c.suit == want.suit:
             return c
     raise CommandError(f"{want.pretty()} is not in your hand")
 

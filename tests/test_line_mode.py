@@ -171,3 +171,23 @@ def test_help_lists_only_the_commands_these_rules_have() -> None:
         get_preset("openspiel"), ctrl_c=False)
     assert "take | pass" not in commands(get_preset("french"))
     assert "show [7h 8h 9h]" in commands(get_preset("classic").with_(layoffs=False))
+
+
+def test_a_card_typed_without_a_prime_is_the_first_copy_when_both_are_held() -> None:
+    """In a two-deck game `ad` names A♦ and `ad'` names A♦′: holding both, the plain name
+    must not throw the other copy because it comes first in the hand. Holding one copy,
+    the plain name finds it whichever it is."""
+    from types import SimpleNamespace
+
+    from ginp2p.cards import parse_card
+    from ginp2p.engine import Phase
+    from ginp2p.session import _find_card
+
+    def held(*names: str) -> Any:
+        cards = [parse_card(n) for n in names]
+        return SimpleNamespace(cards=lambda me: cards, phase=Phase.DISCARD, upcard=None)
+
+    both = held("AD'", "5C", "AD")
+    assert _find_card(both, 0, "ad") == parse_card("AD")
+    assert _find_card(both, 0, "ad'") == parse_card("AD'")
+    assert _find_card(held("5C", "AD'"), 0, "ad") == parse_card("AD'")
