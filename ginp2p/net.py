@@ -276,10 +276,14 @@ class ConnectRefused:
 
 @dataclass(frozen=True, slots=True)
 class BadFrame:
-    """A message that was dropped: undecodable, or not allowed from an unpinned key."""
+    """A message that was dropped: undecodable, or not allowed from an unpinned key.
+    ``connection``: host, which connection of ``peer`` it came on (1 for the first the
+    ZAP handler admitted, 2 for the next, ...; 0 if unknown), so a key told to pair on
+    one connection is told again on the next (a new ``join`` with the same key)."""
 
     peer: bytes | None
     reason: str
+    connection: int = 0
 
 
 NetEvent = Received | LinkUp | LinkDown | Rejected | BadFrame | ConnectRefused
@@ -372,12 +376,13 @@ class _Endpoint:
     def _on_monitor(self, event: int, value: int) -> None:
         raise NotImplementedError
 
-    def _decode(self, parts: Sequence[zmq.Frame], peer: bytes | None) -> Frame | None:
+    def _decode(self, parts: Sequence[zmq.Frame], peer: bytes | None,
+                connection: int = 0) -> Frame | None:  # fmt: skip
         try:
             return decode_frame([p.bytes for p in parts])
         except FrameError as exc:
             self.dropped += 1
-            self.events.put_nowait(BadFrame(peer, str(exc)))
+            self.events.put_nowait(BadFrame(peer, str(exc), connection))
             return None
 
     async def _send_parts(self, parts: list[bytes]) -> bool:
@@ -459,7 +464,9 @@ class _Admission:
         except Exception:
             return False
         ok = self.host.admits(raw)
-        if not ok:
+        if ok:
+            self.host.admitted(raw)
+        else:
             self.host.events.put_nowait(Rejected(raw, REFUSED_STRANGER))
         return ok
 
@@ -492,12 +499,20 @@ class HostEndpoint(_Endpoint):
         self._routes: dict[bytes, bytes] = {}  # CURVE key -> routing id
         self._fds: dict[bytes, int] = {}  # CURVE key -> socket fd of its connection
         self._up: set[bytes] = set()
+        #: CURVE key -> how many of its connections ZAP admitted (a ROUTER tells the
+        #: connections of one routing id apart by nothing else)
+        self._connections: dict[bytes, int] = {}
         self._auth: Any = None
         self._watchdog: asyncio.Task[None] | None = None
 
     def admits(self, key: bytes) -> bool:
         """ZAP's question: may this key connect now?"""
         return key in self.pinned or self.pairing
+
+    def admitted(self, key: bytes) -> None:
+        """ZAP let a new connection of ``key`` in. Called before the handshake ends, so
+        before any message of that connection is read."""
+        self._connections[key] = self._connections.get(key, 0) + 1
 
     def pin(self, key: bytes) -> None:
         self.pinned.add(key)
@@ -508,6 +523,7 @@ class HostEndpoint(_Endpoint):
         self.pinned = {key}
         self.pairing = False
         self._routes = {k: r for k, r in self._routes.items() if k == key}
+        self._connections = {k: n for k, n in self._connections.items() if k == key}
 
     def unpin(self, key: bytes) -> None:
         """Forget a key: its frames are dropped and ZAP refuses its next connection.
@@ -602,7 +618,8 @@ class HostEndpoint(_Endpoint):
         except Exception:
             self.dropped += 1
             return
-        frame = self._decode(parts[1:], peer)
+        connection = self._connections.get(peer, 0)
+        frame = self._decode(parts[1:], peer, connection)
         if frame is None:
             return
         if peer not in self.pinned:
@@ -612,7 +629,7 @@ class HostEndpoint(_Endpoint):
                 return
             self._routes[peer] = routing_id  # only ever used to say "pair first" (a bye)
             self.dropped += 1
-            self.events.put_nowait(BadFrame(peer, NOT_PAIRED_YET))
+            self.events.put_nowait(BadFrame(peer, NOT_PAIRED_YET, connection))
             return
         self._routes[peer] = routing_id
         self.partner = peer

@@ -1837,13 +1837,15 @@ async def admit_guest(
 ) -> bytes:
     """The host, before the game: wait for a pinned guest (its first ``have``) or a
     guest that pairs with the code. Returns the guest's Ed25519 key. Every frame but
-    ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair);
-    after a failed pairing every connection is dropped. Raises JoinError when the
-    code has had its attempts."""
+    ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair,
+    once on each of its connections); after a failed pairing every connection is
+    dropped. Raises JoinError when the code has had its attempts."""
     from .pairing import PairingError, PairingRefused
 
     attempts: dict[bytes, Any] = {}
-    told: set[bytes] = set()
+    # key -> the connection it was told on: once per connection, since its next frames
+    # (resyncs) need no second bye, but a new `join` with that key does
+    told: dict[bytes, int] = {}
     refusals = 0  # connections refused or unknown keys told
 
     def refused(text: str) -> None:
@@ -1898,8 +1900,8 @@ async def admit_guest(
                 endpoint.events.put_nowait(LinkUp(ev.peer))
             return known[ev.peer]
         if isinstance(ev, BadFrame) and ev.peer is not None:
-            if ev.peer not in told:
-                told.add(ev.peer)
+            if told.get(ev.peer) != ev.connection:
+                told[ev.peer] = ev.connection
                 refused("a guest this host does not know did not pair: it was told to use "
                         "the pairing code")  # fmt: skip
                 await endpoint.send(ByeFrame(

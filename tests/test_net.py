@@ -154,6 +154,38 @@ def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: i
     asyncio.run(main())
 
 
+def test_a_dropped_frame_says_which_connection_of_its_key_it_came_on(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The host tells an unknown key to pair once per connection: the dropped frames of
+    one connection carry one number, those of the same key's next connection the next
+    (a ROUTER sees one routing id for both)."""
+    h, x = (load_or_create_identity(tmp_path / n) for n in "hx")
+
+    async def main() -> list[int]:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pairing=True)  # fmt: skip
+        port = await host.start()
+        seen: list[int] = []
+        try:
+            for _ in range(2):
+                stranger = GuestEndpoint(x.curve_public_key, x.curve_secret_key,
+                                         h.curve_public_key, "127.0.0.1", port)  # fmt: skip
+                try:
+                    await stranger.start()
+                    await _next(stranger, LinkUp)
+                    for frame in (HaveFrame(NET_VERSION, 0, 0, True), EntryFrame(b"sneaky")):
+                        await stranger.send(frame)
+                        bad = await _next(host, BadFrame)
+                        assert bad.peer == x.curve_public_key  # type: ignore[attr-defined]
+                        seen.append(bad.connection)  # type: ignore[attr-defined]
+                finally:
+                    await stranger.close()
+        finally:
+            await host.close()
+        return seen
+
+    assert asyncio.run(main()) == [1, 1, 2, 2]
+
+
 def test_a_flood_waits_in_the_network_not_in_memory(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """A paired peer sends frames far faster than the game takes them: at most
     MAX_BACKLOG wait in the endpoint, and reading goes on as the game takes them."""

@@ -103,6 +103,32 @@ def test_a_stranger_gets_nothing_through(tmp_path: Path) -> None:
     assert_same_and_clean(h.game_file(), g.game_file())
 
 
+def test_a_stranger_is_told_to_pair_every_time_it_tries(tmp_path: Path) -> None:
+    """The same unknown key joining again and again (a guest the host forgot, with
+    `ginp2p keys --forget`, still skips pairing) is told to pair each time, and the host
+    says so each time. It was told once per key: the second `join` waited in silence
+    for a game that never began, and the host showed nothing."""
+    from ginp2p import peers
+    from ginp2p.discovery import parse_join
+
+    h = host(tmp_path / "h")
+    join = h.join_string()
+    stranger_home = tmp_path / "stranger"
+    stranger_home.mkdir()
+    peers.pin(parse_join(join)[2], "Hosta", home=stranger_home)  # it skips pairing
+    try:
+        for n in (1, 2, 3):
+            s = guest(stranger_home, join, code=None, name=f"stranger{n}")
+            assert s.wait(timeout=30) == 1, s.output
+            assert ("Hosta closed the game before it began: this host does not know your "
+                    "key: pair with the host's code") in s.output, s.output  # fmt: skip
+            h.wait_for("(?s)" + ".*".join(["did not pair: it was told"] * n), timeout=10)
+        assert _pins(tmp_path / "h") == []
+        assert not list(stranger_home.glob("games/*.ginlog"))
+    finally:
+        h.kill()
+
+
 #: Runs the command after it with a soft limit of 64 open files (the hard limit kept).
 _FEW_FILES = [sys.executable, "-c", "import os, resource, sys; "
               "resource.setrlimit(resource.RLIMIT_NOFILE, "
