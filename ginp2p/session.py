@@ -258,6 +258,10 @@ PAUSE_REASON = "left for now; the game can be resumed"
 #: A bye from a peer that found the other side in another game (a new one, or an older
 #: one resumed): it says nothing about the game the other side is in.
 OTHER_GAME_REASON = "it was in another game with you"
+#: The bye of a host that is pairing to a key it does not know (never paired, or forgotten
+#: with ``ginp2p keys --forget``): a guest that resumes a game with it cannot go on.
+UNKNOWN_KEY_REASON = ("this host does not know your key: pair with the host's code "
+                      "(--pair-code CODE)")
 
 
 class CommandError(ValueError):
@@ -1668,6 +1672,9 @@ class Session:
                     and frame.reason != PAUSE_REASON):  # fmt: skip
                 self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
                                       f"{frame.reason or 'no reason given'}")  # fmt: skip
+            elif frame.reason == UNKNOWN_KEY_REASON and not self.proto.finished:
+                # the host forgot us: waiting on would never end
+                self._end(1, "error", forgotten_by_words(self.opponent_name))
             elif self.proto.have()[self.proto.opponent] == 0:  # it paused before its hello
                 self.say(f"{self.opponent_name} left before the game began; this game waits "
                          "for them to join again")  # fmt: skip
@@ -1904,9 +1911,7 @@ async def admit_guest(
                 told[ev.peer] = ev.connection
                 refused("a guest this host does not know did not pair: it was told to use "
                         "the pairing code")  # fmt: skip
-                await endpoint.send(ByeFrame(
-                    "this host does not know your key: pair with the host's code "
-                    "(--pair-code CODE)"), to=ev.peer)  # fmt: skip
+                await endpoint.send(ByeFrame(UNKNOWN_KEY_REASON), to=ev.peer)
         elif isinstance(ev, Rejected):
             refused(ev.reason)
 
@@ -2106,6 +2111,15 @@ def _still_paired(path: Path, side: PeerFile, saved: Log) -> None:
     if key is None or peers.lookup(key) is not None:
         return
     raise RuntimeError(forgotten_words(path, side, saved, key))
+
+
+def forgotten_by_words(name: str) -> str:
+    """Why a resumed guest stops when its host does not know its key any more: that
+    host cannot go on with the game, nor pair with a guest that resumes."""
+    return (f"{name}'s ginp2p does not know your key any more (it has forgotten you: "
+            "`ginp2p keys --forget`), so this game cannot go on until you pair again: join "
+            f"{name}'s new game with the code its screen shows (`ginp2p join --new "
+            "--pair-code CODE`)")
 
 
 def forgotten_words(path: Path, side: PeerFile, saved: Log, key: bytes) -> str:

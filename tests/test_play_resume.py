@@ -301,6 +301,38 @@ def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Pa
     assert_same_and_clean(ours, theirs)
 
 
+def test_a_guest_resuming_against_a_host_that_forgot_it_is_told_to_pair_again(
+        tmp_path: Path) -> None:  # fmt: skip
+    """Only the host forgot the guest and hosts a new game; the guest, which still pins
+    the host, resumes their old game against it. The host tells it that it does not know
+    its key; the guest stops, saved, and says how to pair again. It used to say `Hosta
+    left (...); the game is saved on both sides` and wait for ever."""
+    from ginp2p.session import forgotten_by_words
+
+    from .test_session_support import guest, host
+
+    h = host(tmp_path / "h")
+    dead = guest(tmp_path / "g", h.join_string(), env={"GINP2P_CRASH_AT": "send:10"},
+                 name="dead")  # fmt: skip
+    assert dead.wait() == -signal.SIGKILL, dead.output
+    h.kill()
+    ours = dead.game_file()
+    forgot = _ginp2p(tmp_path / "h", "keys", "--forget", "Guesto")
+    assert forgot.returncode == 0, forgot.stdout + forgot.stderr
+    h2 = host(tmp_path / "h", name="host again")
+    try:
+        port = h2.join_string().split("/")[0].rsplit(":", 1)[1]
+        g = Peer(tmp_path / "g", ["resume", str(ours), "--bot", "--address",
+                                  f"127.0.0.1:{port}"], name="guest resumes")  # fmt: skip
+        assert g.wait(timeout=30) == 1, g.output
+        assert f"error: {forgotten_by_words('Hosta')}\n" in g.output
+        assert f"the game is saved; continue it with: ginp2p resume {ours}" in g.output
+        assert ours.exists()
+        h2.wait_for("did not pair: it was told to use the pairing code", timeout=10)
+    finally:
+        h2.kill()
+
+
 def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path: Path) -> None:
     dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
