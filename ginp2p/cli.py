@@ -429,6 +429,10 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
                       "so it is removed")  # fmt: skip
         # a game with a host forgotten since waits for pairing again, which this join
         # does: pointing at `resume` would only send the player round in a circle
+        from .session import busy_as_guest
+
+        if (busy := busy_as_guest(key, port)) is not None:  # before: its game is not old
+            raise Problem(busy)
         if by_hand and not getattr(args, "new", False) and peers.lookup_quietly(key) is not None:
             from .session import unfinished_with
 

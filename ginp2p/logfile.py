@@ -38,6 +38,7 @@ __all__ = [
     "TornTailWarning",
     "fsync",
     "fsync_dir",
+    "hold_lock",
     "read_error",
     "read_records",
     "replace_atomically",
@@ -165,6 +166,23 @@ def _lock(fd: int, path: Path) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         raise FileLocked(f"{path} is open in another ginp2p process") from exc
+
+
+def hold_lock(path: Path, note: str | None = None) -> int:
+    """Create ``path`` if need be and lock it for as long as this process keeps the
+    returned descriptor open (closing it, or the process ending, lets go); ``note``, if
+    given, is written into it for whoever finds it locked. FileLocked if another
+    process holds it."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    try:
+        _lock(fd, path)
+        if note is not None:
+            os.ftruncate(fd, 0)
+            write_all(fd, note.encode())
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
 
 
 def _read_all(fd: int) -> bytes:

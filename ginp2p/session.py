@@ -41,7 +41,7 @@ from . import __version__, engine, peers
 from .engine import Action, HandState, Phase
 from .events import LocalProtocolError
 from .gamefiles import PeerFile, drop_reservation, peer_path
-from .identity import Identity, fingerprint, key_to_text
+from .identity import Identity, fingerprint, key_to_text, user_dir
 from .log import ANOTHER_GAME, GUEST, HOST, Entry, Log, LogError
 from .logfile import (
     FileError,
@@ -50,6 +50,7 @@ from .logfile import (
     NotAFile,
     SecretsError,
     SecretsFile,
+    hold_lock,
     read_records,
     secrets_path,
 )
@@ -2205,11 +2206,62 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
     exit code. Before the guest is admitted nothing is written, so an error (port in
     use, host unreachable, wrong code, version mismatch) leaves nothing behind."""
     setup._task = asyncio.current_task()
+    lock: int | None = None
     try:
+        if setup.side.role == "guest" and setup.side.peer_public_key is not None:
+            try:
+                lock = _one_guest_per_host(setup.side.peer_public_key, setup.side.port,
+                                           setup.path)  # fmt: skip
+            except RuntimeError as exc:
+                (setup.out or (lambda text: print(text, flush=True)))(f"error: {exc}")
+                return 1
         return await _run_game(setup, identity, resume)
     finally:
+        if lock is not None:
+            os.close(lock)
         if not resume:
             drop_reservation(setup.path)
+
+
+def _guest_lock(host_key: bytes, port: int) -> Path:
+    folder = user_dir("data") / "running"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / f"guest-of-{key_to_text(host_key)[:20]}-{port}.lock"
+
+
+def _busy_words(lock: Path, host_key: bytes) -> str:
+    where = ""
+    with contextlib.suppress(OSError, ValueError):
+        pid, game = lock.read_text().split(" ", 1)
+        where = f" (process {pid}, {game})"
+    pinned = peers.lookup_quietly(host_key)
+    who = pinned.name if pinned is not None else "this host"
+    return (f"another ginp2p of yours is already in a game with {who}{where}: finish or "
+            "leave that one first (a host plays one game with you at a time)")  # fmt: skip
+
+
+def busy_as_guest(host_key: bytes, port: int) -> str | None:
+    """Why this player cannot be the guest of that host's game at that port now (another
+    ginp2p of theirs is), or None."""
+    lock = _guest_lock(host_key, port)
+    try:
+        os.close(hold_lock(lock))
+    except FileLocked:
+        return _busy_words(lock, host_key)
+    return None
+
+
+def _one_guest_per_host(host_key: bytes, port: int, path: Path) -> int:
+    """Lock "this player is a guest of that host, at that port" for this process (the
+    descriptor to close when done). A host tells a guest's connections apart by its key
+    alone, so a second ginp2p of the same player joining or resuming with the host's
+    game there would take the first one's connection over, and its goodbye would end
+    the other's game. RuntimeError says which game holds it."""
+    lock = _guest_lock(host_key, port)
+    try:
+        return hold_lock(lock, f"{os.getpid()} {path}")
+    except FileLocked:
+        raise RuntimeError(_busy_words(lock, host_key)) from None
 
 
 def _close(*files: LogFile | SecretsFile | None) -> None:

@@ -8,6 +8,7 @@ test_session_support). Matches are short (game_target=30).
 from __future__ import annotations
 
 import json
+import re
 import selectors
 import signal
 import socket
@@ -258,6 +259,32 @@ def test_a_greeting_that_breaks_off_is_not_called_a_wrong_key(tmp_path: Path) ->
         h.wait_for("a connection broke off during the encrypted greeting")
         assert "wrong key" not in h.output, h.output
     finally:
+        h.kill()
+
+
+def test_a_second_ginp2p_of_the_guest_cannot_join_the_same_host(tmp_path: Path) -> None:
+    """While Guesto plays Hosta, a second ginp2p of Guesto's (a `join` in another
+    terminal, or a `resume` of an old game) is refused before it connects: the host
+    tells a guest's connections apart by key alone, so it would take the game's
+    connection over and its goodbye would end the game on the host's screen."""
+    h = host(tmp_path / "h", "--set", "game_target=500")
+    join = h.join_string()
+    g = guest(tmp_path / "g", join, "-v")
+    try:
+        g.wait_for(r"drew")
+        g2 = guest(tmp_path / "g", join, code=None, name="second")
+        assert g2.wait() == 1, g2.output
+        assert re.search(r"another ginp2p of yours is already in a game with Hosta \(process "
+                         rf"{g.proc.pid}, \S+\.ginlog\): finish or leave that one first",
+                         g2.output), g2.output  # fmt: skip
+        assert "connected" not in g2.output
+        g3 = Peer(tmp_path / "g", ["bot", "--resume", str(g.game_file())], name="resumed")
+        assert g3.wait() == 1, g3.output
+        assert "another ginp2p of yours is already in a game with Hosta" in g3.output
+        time.sleep(1)
+        assert "left" not in h.output and g.proc.poll() is None, h.output
+    finally:
+        g.kill()
         h.kill()
 
 
