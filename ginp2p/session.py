@@ -1334,11 +1334,13 @@ class Session:
         """Play until the match is over (both logs equal, or the linger ran out), the
         player quits, or a fatal error (refused, version mismatch, host unreachable)."""
         self._started = self._last_heard = self.now()
-        if self.away_since is not None:
+        if self.away_since is not None and not self.proto.finished:
             # Resumed: the player was away since the files were last written, as after a
             # freeze. What it owes is owed from then, and a claim made meanwhile is read
             # before the computer moves (``settling``): else its first move, not acking
-            # the claim it had not yet heard, would beat a claim rightly made.
+            # the claim it had not yet heard, would beat a claim rightly made. Not when
+            # its log said the match was over: then it had every reason to leave (its
+            # own claim stood there, say), and what turns up now is owed from now.
             self.proto.frozen(self.now() - max(0.0, time.time() - self.away_since))
             self._woke = self.now()
         tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
