@@ -35,7 +35,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from . import __version__, engine, peers
 from .engine import Action, HandState, Phase
@@ -109,6 +109,9 @@ from .words import (
     setting_value,
     settings_words,
 )
+
+if TYPE_CHECKING:
+    from .tui.view import Draft
 
 __all__ = [
     "SHORT_CLAIM_TIMEOUT",
@@ -411,7 +414,7 @@ def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
         meld = next((m for m in d.choices(rules)
                      if isinstance(m, Meld) and set(m.cards) == cards), None)  # fmt: skip
         if meld is None:
-            raise CommandError(f"[{g.strip()}] is not a meld you can lay down here")
+            raise CommandError(_not_laid(d, cards, g, rules))
         d = replace(d, melds=(*d.melds, meld))
     for w in rest:
         card = _find_card(view, me, w)
@@ -423,6 +426,37 @@ def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
     if (why := d.problem(rules)) is not None:
         raise CommandError(why)
     return d.action()
+
+
+def _not_laid(d: Draft, cards: set[Any], typed: str, rules: RuleSet) -> str:
+    """Why a typed bracket cannot be laid: no meld of the cards still unlaid, or (a knock,
+    a gin) a meld that leaves too much deadwood whatever else is laid. The editor offers
+    only melds within the knock limit, so "not a meld" would be wrong about the second."""
+    from . import melds as M
+    from .cards import card_order
+    from .tui.view import meld_order
+
+    if d.kind == "show":
+        return f"[{typed.strip()}] is not a meld you can lay down here"
+    meld = next((m for m in engine.meld_choices(rules, d.cards, d.melds, knocker=False)
+                 if set(m.cards) == cards), None)  # fmt: skip
+    if meld is None:
+        return f"[{typed.strip()}] is not a meld you can lay down here"
+    rest = d.left()
+    for c in meld.cards:
+        rest.remove(c)
+    least = M.min_deadwood(rest, rules)
+    if least == M.deadwood(rest, rules):  # no other meld is left to lay: these cards
+        left = f"{least} ({' '.join(c.pretty() for c in sorted(rest, key=card_order))})"
+    else:
+        left = f"{least} at best"
+    gin = d.kind in ("gin", "big_gin")
+    need = "a gin leaves none" if gin else f"over the limit of {rules.knock_limit}"
+    laid = " ".join(c.pretty() for c in meld_order(meld))
+    best = M.min_deadwood(list(d.cards), rules)  # what the proposal lays
+    return f"you cannot {'go gin' if gin else 'knock'} laying down [{laid}]: that leaves " \
+        f"deadwood {left}, {need}; with no brackets the best melds are laid (deadwood " \
+        f"{best})"  # fmt: skip
 
 
 def parse_command(text: str, proto: PeerProtocol) -> Command | str:

@@ -191,3 +191,27 @@ def test_a_card_typed_without_a_prime_is_the_first_copy_when_both_are_held() -> 
     assert _find_card(both, 0, "ad") == parse_card("AD")
     assert _find_card(both, 0, "ad'") == parse_card("AD'")
     assert _find_card(held("5C", "AD'"), 0, "ad") == parse_card("AD'")
+
+
+def test_a_meld_that_leaves_too_much_deadwood_is_refused_with_the_deadwood() -> None:
+    """Rumino, before drawing: A♣ 2♣′ JK is a run, but knocking with it leaves 10 over
+    the limit of 7. It used to be called no meld at all; the refusal gives the deadwood
+    it would leave, and what the knock with no brackets would lay."""
+    from ginp2p import engine
+    from ginp2p.rules import get_preset
+    from ginp2p.session import LinePlayer
+
+    from .test_tui_table import LineSession, deal
+
+    h = deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C", "QC",
+             dealer_seat=1)  # fmt: skip
+    s = LineSession(h)
+    s.player = player = LinePlayer(stdin=io.StringIO())
+    player._line(s, "knock [ac 2c' jk]")  # type: ignore[arg-type]
+    assert s.said == ["? you cannot knock laying down [A♣ 2♣′ JK]: that leaves deadwood 10 "
+                      "(3♠ 4♠′ A♥′ 2♥), over the limit of 7; with no brackets the best melds "
+                      "are laid (deadwood 6)"]  # fmt: skip
+    player._line(s, "knock [ac 2c]")  # type: ignore[arg-type]
+    assert s.said[-1] == "? [ac 2c] is not a meld you can lay down here", "no meld: as before"
+    player._line(s, "knock [3s 4s' jk]")  # type: ignore[arg-type]
+    assert isinstance(s.submitted[-1].action, engine.Knock), "a meld within the limit is laid"
