@@ -370,6 +370,10 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
 
     knocks = [a for a in legal if a.kind in ("knock", "wall_knock")]
     limit = view.rules.knock_limit
+    if view.rules.knock_instead_of_draw and view.phase is Phase.DISCARD:  # never after it
+        within = f", with deadwood of {limit} or less" if limit is not None else ""
+        return "you cannot knock after drawing: in these rules you knock instead of " \
+            f"drawing (at the start of your next turn{within})"  # fmt: skip
     if card is None:
         if knocks:
             return "knock with which discard? (knock 7h)"

@@ -639,6 +639,31 @@ def test_rumino_knock_instead_of_drawing_is_sent_with_enter(pipe: Any) -> None:
     run_table(pipe, s, script)
 
 
+def test_rumino_k_after_the_draw_says_the_knock_comes_instead_of_drawing(pipe: Any) -> None:
+    """In rumino a knock replaces the draw and never follows it: `k` after drawing says
+    so (it used to name a discard and the deadwood it left, as if another discard might
+    do), and the line prompt's `knock CARD` says the same."""
+    from ginp2p.session import CommandError, parse_command
+
+    rumino = get_preset("rumino")
+    s = FakeSession(deal(rumino, "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C", "QC", "6S",
+                         dealer_seat=1))  # fmt: skip
+    said = "you cannot knock after drawing: in these rules you knock instead of drawing " \
+        "(at the start of your next turn, with deadwood of 7 or less); you can: discard CARD"
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("s")
+        assert s.submitted == [Act(DrawStock())] and player.selected == c("6S")
+        await send("k")
+        assert len(s.submitted) == 1 and player.draft is None
+        assert player.message == ("class:error", said)
+
+    run_table(pipe, s, script)
+    with pytest.raises(CommandError) as refused:
+        parse_command("knock 6s", s.proto)  # type: ignore[arg-type]
+    assert str(refused.value) == said
+
+
 def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
     """`e` then Esc returns to the proposal (it used to drop the knock, and Enter then
     only discarded); Esc on the proposal takes the knock back."""
