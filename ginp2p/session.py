@@ -393,6 +393,26 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
                   "; no discard lets you knock now")  # fmt: skip
 
 
+def _passed_up(view: HandState) -> str | None:
+    """Why the pile's card may be neither taken nor passed once both players passed the
+    first upcard: it stays on the pile and the stock is drawn (the engine then allows
+    nothing else). The same answer to ``take``, ``pile`` and ``pass``."""
+    if view.phase is not Phase.FIRST_UPCARD or not all(view.passed):
+        return None
+    top = view.upcard.pretty() if view.upcard is not None else "the upcard"
+    return f"both passed the upcard {top}, so the first draw is from the stock"
+
+
+def _no_take(view: HandState, legal: list[Action]) -> str:
+    """Why ``take`` is refused (no first upcard is offered now), and, where the engine
+    allows it, that ``pile`` takes the pile's top instead."""
+    why = "there is no upcard to take now" if view.rules.upcard_pass_round else \
+        "these rules have no first upcard to take"  # fmt: skip
+    if any(a.kind == "draw_discard" for a in legal) and view.upcard is not None:
+        why += f" (pile takes {view.upcard.pretty()})"
+    return why
+
+
 def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
     """A knock, gin or show with the melds and layoffs the player typed instead of the
     proposal: ``[7h 8h 9h] [4s 4d 4c] lay 5d``. Each bracket must be one meld of the
@@ -515,13 +535,15 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
 
     if verb in ("stock", "draw", "s"):
         return pick(lambda a: a.kind == "draw_stock", "you cannot draw from the stock now")
+    passed_up = _passed_up(view)
     if verb in ("pile", "p"):  # the first upcard is the pile's top too
         return pick(lambda a: a.kind in ("draw_discard", "take_upcard"),
-                    "you cannot take from the pile now")  # fmt: skip
+                    passed_up or "you cannot take from the pile now")  # fmt: skip
     if verb == "take":
-        return pick(lambda a: a.kind == "take_upcard", "there is no upcard to take now")
+        return pick(lambda a: a.kind == "take_upcard", passed_up or _no_take(view, legal))
     if verb == "pass":
-        return pick(lambda a: a.kind in ("pass_upcard", "wall_pass"), "you cannot pass now")
+        return pick(lambda a: a.kind in ("pass_upcard", "wall_pass"),
+                    passed_up or "you cannot pass now")  # fmt: skip
     if verb == "show":
         return pick(lambda a: a.kind == "show", "there is nothing to show now")
     if verb in ("discard", "d"):

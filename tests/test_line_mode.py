@@ -215,3 +215,30 @@ def test_a_meld_that_leaves_too_much_deadwood_is_refused_with_the_deadwood() -> 
     assert s.said[-1] == "? [ac 2c] is not a meld you can lay down here", "no meld: as before"
     player._line(s, "knock [3s 4s' jk]")  # type: ignore[arg-type]
     assert isinstance(s.submitted[-1].action, engine.Knock), "a meld within the limit is laid"
+
+
+def test_take_says_why_the_pile_cannot_be_taken() -> None:
+    """Hoyle, after both passed the upcard: `take` and `pile` say so (they used to say
+    there was no upcard, with 6♥ on the pile). Rumino has no first upcard: `take` says
+    so, and that `pile` takes the pile's top."""
+    from ginp2p import engine
+    from ginp2p.rules import get_preset
+    from ginp2p.session import LinePlayer
+
+    from .test_tui_table import LineSession, deal, play
+
+    h = deal(get_preset("hoyle"), "7H 8H 9H 4S 4D 4C 2C 3D AS TH",
+             "5S 6S 7S 2D 9D JD QD KD 6C 8C", "6H")  # fmt: skip
+    s = LineSession(play(h, engine.PassUpcard(), engine.PassUpcard()))
+    s.player = player = LinePlayer(stdin=io.StringIO())
+    for verb in ("take", "pile"):
+        player._line(s, verb)  # type: ignore[arg-type]
+        assert s.said[-1] == "? both passed the upcard 6♥, so the first draw is from the " \
+            "stock; you can: stock"  # fmt: skip
+    s = LineSession(deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'",
+                         "7H 8H 9H KD 2D 9S 6C", "QC", dealer_seat=1))  # fmt: skip
+    s.player = player
+    player._line(s, "take")  # type: ignore[arg-type]
+    assert s.said[-1] == "? these rules have no first upcard to take (pile takes Q♣); you " \
+        "can: stock | pile | knock"  # fmt: skip
+    assert s.submitted == []

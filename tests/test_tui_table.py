@@ -501,7 +501,8 @@ def test_keys_draw_choose_and_discard(pipe: Any) -> None:
         assert out.bells == 1, "it became your turn"
         assert "your turn: both passed the upcard, draw from the stock (s)" in screen(player)
         await send("d")  # not now: the pile cannot be taken after both passed
-        assert s.submitted == [] and "there is no upcard to take now" in player.message[1]
+        assert s.submitted == [] and player.message[1] == \
+            "both passed the upcard 5♥, so the first draw is from the stock; you can: stock"
         await send("g")  # gin is a way to end the turn, after the draw
         assert s.submitted == [] and player.message[1].startswith("draw first: gin comes")
         await send("s")
