@@ -798,6 +798,36 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
     run_table(pipe, s, script)
 
 
+def test_a_key_the_table_has_no_use_for_says_so(pipe: Any) -> None:
+    """`x`, Tab, F1 showed nothing, and the last message stayed as if it were their
+    answer: now each says it does nothing, in its place, without a bell. Keys with other
+    uses are left to them: Ctrl-L redraws, the arrows choose, `:` types a command."""
+    s = FakeSession(drawn_hand())
+    out = BellCounter()
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        rang = out.bells
+        await send("c")
+        assert player.message[1] == "nothing to claim: you are not waiting"
+        for key, name in (("\t", "Tab"), ("x", "x"), ("\x1bOP", "F1"), (" ", "Space")):
+            await send(key)
+            assert player.message == ("class:error", f"{name} does nothing here: ? lists "
+                                      "the keys"), key  # fmt: skip
+        assert "x does nothing here" not in screen(player), "said, not logged"
+        await send("\x0c")  # Ctrl-L: prompt_toolkit's redraw, not an unknown key
+        assert player.message[1] == "Space does nothing here: ? lists the keys"
+        chosen = player.selected
+        await send("\x1b[C")
+        assert player.selected != chosen and player.message == ("", "")
+        await send(":x")
+        assert player.command_mode and player.command.text == "x"
+        await send("\x1b")
+        await asyncio.sleep(0.25)
+        assert not player.command_mode and s.submitted == [] and out.bells == rang
+
+    run_table(pipe, s, script, out)
+
+
 def test_a_claim_beaten_after_it_ended_the_match_gives_the_table_back(pipe: Any) -> None:
     """Our claim ends the match on our screen, then the other player's move that crossed
     it arrives and beats it: the table must not stay on "you win"."""

@@ -26,6 +26,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -83,12 +84,30 @@ from .view import (
     match_summary,
 )
 
-__all__ = ["CommandCompleter", "TablePlayer", "card_word", "situation"]
+__all__ = ["CommandCompleter", "TablePlayer", "card_word", "key_name", "situation"]
 
 LOG_KEEP = 500
 VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
          "claim", "resign", "quit", "help")  # fmt: skip
 CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
+
+
+#: Keys prompt_toolkit reads and ignores (they are no text for ``Keys.Any``): on the
+#: table they say they do nothing. Not Ctrl-L (it redraws the screen), nor the arrows,
+#: Home, End, PgUp, PgDn and Esc, which prompt_toolkit gives other uses.
+IDLE_KEYS = ("tab", "s-tab", "insert", *(f"f{n}" for n in range(1, 25)))
+_KEY_NAMES = {"c-i": "Tab", "s-tab": "Shift-Tab", "insert": "Insert", " ": "Space"}
+
+
+def key_name(key: str) -> str | None:
+    """A key as the player knows it (``x``, ``Tab``, ``F1``); None for one that is no key
+    of the keyboard (a terminal's report, a paste)."""
+    key = str(getattr(key, "value", key))
+    if key in _KEY_NAMES:
+        return _KEY_NAMES[key]
+    if key[:1] == "f" and key[1:].isdigit():
+        return key.upper()
+    return key if len(key) == 1 and key.isprintable() else None
 
 
 def card_word(card: Card) -> str:
@@ -681,7 +700,20 @@ class TablePlayer:
             if self.app is not None:
                 self.app.exit()
 
+        # Last, and only where the table's own keys are read: any binding above, and
+        # prompt_toolkit's own (Ctrl-L, the arrows, Esc), still comes first.
+        for key in (Keys.Any, *IDLE_KEYS):
+            kb.add(key, filter=play)(self._unknown_key)
+
         return kb
+
+    def _unknown_key(self, event: KeyPressEvent) -> None:
+        """A key the table has no use for says so, in place of the last message: silence
+        left that message on screen as if it were the key's answer."""
+        name = key_name(event.key_sequence[0].key)
+        if name is not None:
+            self.message = ("class:error", f"{name} does nothing here: ? lists the keys")
+            self.refresh()
 
     def _chooser(self, index: int) -> Callable[[KeyPressEvent], None]:
         def pick(event: KeyPressEvent) -> None:
