@@ -14,8 +14,8 @@ from .rules import RuleSet
 __all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "commands_in", "count",
            "ending",
            "for_screen", "goal_words", "hands_words", "match_end_words", "no_score",
-           "preset_words", "result_words", "rules_help", "score_reasons", "sent_words",
-           "setting_value", "settings_words"]  # fmt: skip
+           "preset_short", "preset_words", "result_words", "rules_help", "score_reasons",
+           "sent_words", "setting_value", "settings_words"]  # fmt: skip
 
 #: Hands that end without a knock.
 END_WORDS = {
@@ -216,6 +216,12 @@ def preset_words(rules: RuleSet) -> str:
     ``classic with knock_limit=60, game_target=20`` where ``--set`` changed it."""
     changed = rules.changes()
     return f"{rules.name} with {settings_words(changed)}" if changed else rules.name
+
+
+def preset_short(rules: RuleSet) -> str:
+    """The rules in a word or two, where a screen's header has no room for the settings
+    ``--set`` changed: ``classic``, or ``classic, changed`` (the help tells them)."""
+    return f"{rules.name}, changed" if rules.changes() else rules.name
 
 
 def settings_words(settings: dict[str, object]) -> str:

@@ -242,7 +242,7 @@ def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:
     assert match_summary(m, 1, NAMES).headline == "MATCH OVER: Ann wins (you went over the limit)"
     assert match_summary(m, 0, NAMES).headline == "MATCH OVER: you win (Bot went over the limit)"
     v = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0)))
-    assert "ginp2p · rumino, out over 20 · hand 1" in texts(header_rows(v, 80))
+    assert "ginp2p · rumino, changed, out over 20 · hand 1" in texts(header_rows(v, 80))
 
 
 def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
@@ -1276,6 +1276,19 @@ def test_where_each_adds_their_own_deadwood_the_points_are_not_called_a_score() 
         "hand 1: you went gin; 10 taken off your score, 51 added to Bot's score"  # fmt: skip
     assert hand_summary(1, r, (5, 27), 0, NAMES, RULES).headline == \
         "hand 1: you knocked; you score 5, Bot 27"  # the same points where a winner scores
+
+
+def test_rules_changed_with_set_are_called_changed_in_the_header_and_the_help() -> None:
+    """`--preset openspiel --set knock_limit=0` is not openspiel: the header said it was.
+    It says "changed", as the replay's header does where it has no room for the settings;
+    the help, whose rules text is of the changed rules, too."""
+    h = drawn_hand()
+    for rules, name in ((get_preset("openspiel").with_(knock_limit=0), "openspiel, changed"),
+                        (get_preset("openspiel"), "openspiel")):  # fmt: skip
+        m = MatchState(rules=rules, dealer=1, hand_no=1, hand=h)
+        v = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0), my_turn=True))
+        assert texts(header_rows(v, 80)).startswith(f" ginp2p · {name}, game to 100 · hand 1")
+        assert texts(help_rows(80, rules)).startswith(f" help · {name} · Esc closes it")
 
 
 def test_where_going_over_a_limit_puts_a_player_out_the_header_shows_the_room_left() -> None:

@@ -18,7 +18,7 @@ from prompt_toolkit.utils import get_cwidth
 from ..cards import Card
 from ..melds import Layoff
 from ..rules import RuleSet
-from ..words import commands_in, count, rules_help
+from ..words import commands_in, count, preset_short, rules_help
 from .look import Look
 from .view import Draft, HandSummary, MatchSummary, Shown, TableView, card_order, meld_order
 
@@ -500,7 +500,7 @@ def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
     lines: list[str] = []
     shown = rules if rules is not None else RuleSet()  # not known yet: classic's commands
     if rules is not None:
-        title += f" · {rules.name}"
+        title += f" · {preset_short(rules)}"  # the rules below are the changed ones
         lines += [*rules_help(rules, max(20, width - 2)), ""]
         keys["pass_"] = _PASS[rules.upcard_pass_round, rules.stock_end == "wall"]
         if rules.knock_instead_of_draw:

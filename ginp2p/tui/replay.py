@@ -27,7 +27,7 @@ from ..charset import encodes
 from ..log import GUEST, HOST
 from ..replay import DAMAGED, VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
-from ..words import count, hands_words, preset_words, result_words
+from ..words import count, hands_words, preset_short, preset_words, result_words
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
@@ -306,9 +306,8 @@ def header(viewer: Viewer, width: int = 200) -> StyleAndTextTuples:
     name = r.path.name if r.path is not None else "log"
     verdict = str(rep.verdict).upper()
     vstyle = {"CLEAN": "class:turn", "CHEATED": "class:cheat"}.get(verdict, "class:warn")
-    preset = short = f" · {preset_words(r.rules)}" if r.rules is not None else ""
-    if r.rules is not None and r.rules.changes():
-        short = f" · {r.rules.name}, changed"
+    preset = f" · {preset_words(r.rules)}" if r.rules is not None else ""
+    short = f" · {preset_short(r.rules)}" if r.rules is not None else ""
     seats, pair = f"{r.names[0]} (host) vs {r.names[1]} (guest)", f"{r.names[0]} vs {r.names[1]}"
     first: StyleAndTextTuples = []
     for title, players, rules, tail in (("ginp2p replay", seats, preset, f" · {name}"),

@@ -28,6 +28,7 @@ from ..words import (
     goal_words,
     match_end_words,
     no_score,
+    preset_short,
     score_reasons,
 )
 
@@ -125,7 +126,7 @@ class TableView:
     #: What each score means, after it in the header: "2 hands won", or where a player
     #: is out over a limit, "77 to the limit" (me, opponent).
     standings: tuple[str, str]
-    preset: str
+    preset: str  # "classic", or "classic, changed" where --set changed a setting
     goal: str  # "game to 100", or rumino's "out over 100" ("" before the rules are known)
     hand_no: int
     dealing: bool  # between hands: the next deal is being shuffled
@@ -350,7 +351,7 @@ def build_view(s: Situation) -> TableView:
         scores=scores,
         hands_won=won,
         standings=(standing(rules, scores[0], won[0]), standing(rules, scores[1], won[1])),
-        preset=rules.name if rules is not None else "",
+        preset=preset_short(rules) if rules is not None else "",
         goal=goal_words(rules) if rules is not None else "",
         hand_no=m.hand_no if m is not None else 0,
         dealing=hand is None and m is not None and not m.over,
