@@ -542,8 +542,11 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if verb == "take":
         return pick(lambda a: a.kind == "take_upcard", passed_up or _no_take(view, legal))
     if verb == "pass":
+        has = commands_in(view.rules)
+        never = None if has["upcard"] or has["wall"] else \
+            "these rules have no pass (no first upcard, no wall)"  # as help lists none
         return pick(lambda a: a.kind in ("pass_upcard", "wall_pass"),
-                    passed_up or "you cannot pass now")  # fmt: skip
+                    passed_up or never or "you cannot pass now")  # fmt: skip
     if verb == "show":
         return pick(lambda a: a.kind == "show", "there is nothing to show now")
     if verb in ("discard", "d"):

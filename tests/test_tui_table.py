@@ -1140,7 +1140,7 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     assert "Rumino (after the draw, 7 of one rank or straight flush) or gins in the first 3 " \
         "hands win the match" in rumino  # fmt: skip
     assert "g       go gin, or declare rumino" in rumino and "rumino 2c" in rumino
-    assert "knock (instead of drawing)" in rumino and "pass (not in these rules)" in rumino
+    assert "knock (instead of drawing)" in rumino
     italian = helped("italian")
     assert "You may knock whatever the deadwood" in italian and "10 or less" not in italian
     openspiel = helped("openspiel")
@@ -1205,6 +1205,32 @@ def test_the_help_lists_only_the_commands_these_rules_have() -> None:
     assert "take pass" in commands("openspiel") and "gin 2c show" in commands("openspiel")
     assert "gin 2c gin" in plain(help_rows(80)), "rules not known yet: classic's"
     assert "g       go gin or big gin" in plain(help_rows(80, get_preset("classic")))
+
+
+def test_rules_without_a_pass_have_no_p_in_the_help(pipe: Any) -> None:
+    """Rumino has no first upcard and no wall: its help listed `p  pass (not in these
+    rules)`, a key for nothing. The key is not listed, and pressed it says why, as the
+    line prompt's `pass` does; rules with a pass keep it."""
+    from ginp2p.session import CommandError, parse_command
+
+    rumino = plain(help_rows(80, get_preset("rumino")))
+    assert not re.search(r"\bp\s+pass|\bpass\b", rumino), rumino
+    assert "   k       knock (instead of drawing)     g       go gin, or declare rumino" in rumino
+    assert "   p       pass (the first upcard)" in plain(help_rows(80, get_preset("classic")))
+    assert "pass (at the wall)" in plain(help_rows(80, get_preset("french").with_(
+        stock_end="wall")))  # fmt: skip
+    s = FakeSession(deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C",
+                         "QC", dealer_seat=1))  # fmt: skip
+    said = "these rules have no pass (no first upcard, no wall); you can: stock | pile | knock"
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        await send("p")
+        assert s.submitted == [] and player.message == ("class:error", said)
+
+    run_table(pipe, s, script)
+    with pytest.raises(CommandError) as refused:
+        parse_command("pass", s.proto)  # type: ignore[arg-type]
+    assert str(refused.value) == said
 
 
 def test_the_help_of_the_longest_rules_is_whole_on_the_table(pipe: Any) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from itertools import zip_longest
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.utils import get_cwidth
@@ -456,11 +457,7 @@ def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19) ->
 
 
 HELP_TEXT = """\
-  ← →     choose a card in your hand     Enter   discard the chosen card
-  s       draw from the stock            d       take the top of the pile
-  p       {pass_:<31}k       {knock}
-  g       {gin:<31}c       claim (they stopped playing)
-  :       type a command (Tab completes) Ctrl-C  leave (asks first; saved)
+{keys}
 
 {commands}
 
@@ -471,9 +468,17 @@ The help has ``HELP_ROWS`` rows at most: the blank rows go where the rules are l
 HELP_ROWS = 18
 """Short enough for an 80 x 24 terminal: the rows under the table's header."""
 
-#: What ``p`` passes, by (the first upcard is offered, the stock ends at a wall).
+#: What ``p`` passes, by (the first upcard is offered, the stock ends at a wall); rules
+#: with neither have no ``p``, and the help does not list it.
 _PASS = {(True, False): "pass (the first upcard)", (True, True): "pass (first upcard or wall)",
-         (False, True): "pass (at the wall)", (False, False): "pass (not in these rules)"}
+         (False, True): "pass (at the wall)"}
+
+
+def _help_keys(keys: Sequence[tuple[str, str]]) -> str:
+    """The keys as the help lists them, two to a row: ``(key, what it does)``."""
+    cells = [f"{key:<8}{what}" for key, what in keys]
+    return "\n".join(f"  {left:<39}{right}".rstrip()
+                     for left, right in zip_longest(cells[::2], cells[1::2], fillvalue=""))
 
 
 def help_commands(rules: RuleSet) -> list[str]:
@@ -493,8 +498,8 @@ def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
     """The help: the rules of this match (none known yet: only the keys), then the keys,
     where ``p``, ``k`` and ``g`` say what they do in these rules, and the commands these
     rules have."""
-    keys = {"pass_": "pass (the first upcard)", "knock": "knock with the chosen card",
-            "gin": "go gin"}  # fmt: skip
+    pass_: str | None = "pass (the first upcard)"
+    knock, gin = "knock with the chosen card", "go gin"
     title = " help"
     closes = " · Esc closes it"  # ? opens it: the key bar says so
     lines: list[str] = []
@@ -502,19 +507,25 @@ def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
     if rules is not None:
         title += f" · {preset_short(rules)}"  # the rules below are the changed ones
         lines += [*rules_help(rules, max(20, width - 2)), ""]
-        keys["pass_"] = _PASS[rules.upcard_pass_round, rules.stock_end == "wall"]
+        pass_ = _PASS.get((rules.upcard_pass_round, rules.stock_end == "wall"))
         if rules.knock_instead_of_draw:
-            keys["knock"] = "knock (instead of drawing)"
+            knock = "knock (instead of drawing)"
         if rules.instant_rumino:
-            keys["gin"] = "go gin, or declare rumino"
+            gin = "go gin, or declare rumino"
         elif rules.big_gin_bonus is not None:
-            keys["gin"] = "go gin or big gin"
+            gin = "go gin or big gin"
     cards = "7h, 10h, qs" + ", jk" * shown.jokers
     said = " ".join(c.replace(" ", "\xa0") for c in help_commands(shown))  # "gin 2c" unbroken
     commands = "\n".join(textwrap.wrap(f"commands (cards as {cards}): {said}",
                                         max(20, width - 2), subsequent_indent="  ")
                           ).replace("\xa0", " ")  # fmt: skip
-    text = HELP_TEXT.format(commands=commands, **keys).splitlines()
+    keys = [("← →", "choose a card in your hand"), ("Enter", "discard the chosen card"),
+            ("s", "draw from the stock"), ("d", "take the top of the pile"),
+            ("k", knock), ("g", gin), ("c", "claim (they stopped playing)"),
+            (":", "type a command (Tab completes)"), ("Ctrl-C", "leave (asks first; saved)")]
+    if pass_ is not None:  # a key these rules have no use for is not listed
+        keys.insert(4, ("p", pass_))
+    text = HELP_TEXT.format(keys=_help_keys(keys), commands=commands).splitlines()
     while 1 + len(lines) + len(text) > HELP_ROWS and "" in lines + text:  # long rules:
         (text if "" in text else lines).remove("")  # fewer blank rows,
     if 1 + len(lines) + len(text) > HELP_ROWS:  # then no showdown tip (its key bar has it)
