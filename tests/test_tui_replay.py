@@ -291,6 +291,22 @@ def test_the_viewer_jumps_by_move_hand_number_and_mark(saved: Path, cheat: Match
     assert "Bob cheated (hand 1, guest entry" in text
 
 
+def test_the_ascii_help_writes_the_arrow_keys_as_words(saved: Path) -> None:
+    """--ascii wrote the arrows of the help as `v` and `^`, so `v` read as both "next
+    move" and "next view": the arrows are words there; with symbols they stay arrows."""
+    r = load(saved)
+    v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
+    drive(v, "?q")
+    text = fragment_text(screen(v, 100, 40))
+    for keys, what in (("Right l .", "next entry"), ("Left h ,", "previous entry"),
+                       ("Down j space", "next move"), ("Up k", "previous move")):  # fmt: skip
+        assert f"  {keys:<16} {what}\n" in text, text
+    assert re.findall(r"^  (\S+).*$", text, re.M).count("v") == 1, "v: the view only"
+    v = Viewer(r, 0, "public", Look(ascii=False, colour=False))
+    drive(v, "?q")
+    assert "  ↓ j space        next move" in fragment_text(screen(v, 100, 40))
+
+
 def test_what_reaches_the_terminal(saved: Path) -> None:
     """The bytes the application writes hold the final scores, cards in colour."""
     r = load(saved)

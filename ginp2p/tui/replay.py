@@ -352,9 +352,16 @@ def _rule(width: int, look: Look) -> StyleAndTextTuples:
     return [("class:dim", ("-" if look.ascii else "─") * max(width, 10) + "\n")]
 
 
-def help_lines() -> StyleAndTextTuples:
+#: The arrow keys in words, for ``--ascii``: its stand-ins for the arrows (``v``, ``^``)
+#: read as keys, and ``v`` is the view's.
+ARROW_WORDS = {"→": "Right", "←": "Left", "↓": "Down", "↑": "Up"}
+
+
+def help_lines(ascii: bool = False) -> StyleAndTextTuples:
     out: StyleAndTextTuples = [("class:title", "Keys\n")]
     for keys, what in KEYS:
+        if ascii:
+            keys = " ".join(ARROW_WORDS.get(k, k) for k in keys.split(" "))
         out.append(("", f"  {keys:<16} {what}\n"))
     out.append(("", "\nViews: public (what an onlooker saw; everything once a hand's seeds\n"
                 "are opened), host / guest (that player's own cards too, from their\n"
@@ -389,7 +396,7 @@ def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
     out.extend(wrap(header(viewer, width), width))
     out.extend(_rule(width, look))
     if viewer.help:
-        out.extend(help_lines())
+        out.extend(help_lines(look.ascii))
     elif viewer.audit:
         out.extend(audit_lines(viewer.replay, width))
     else:
