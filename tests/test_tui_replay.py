@@ -307,6 +307,22 @@ def test_the_ascii_help_writes_the_arrow_keys_as_words(saved: Path) -> None:
     assert "  ↓ j space        next move" in fragment_text(screen(v, 100, 40))
 
 
+def test_hand_0_in_the_viewer_is_no_hand_as_with_the_option(saved: Path,
+                                                             capsys: pytest.CaptureFixture[str]
+                                                             ) -> None:  # fmt: skip
+    """`0 Enter` went silently to the set-up (the log files it under hand 0): it says
+    hands count from 1 and where the set-up is, as `--hand 0` does, and stays put."""
+    r = load(saved)
+    v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
+    assert drive(v, "5g0\rq") == 4
+    last = r.hands[-1]
+    said = f"hands are numbered from 1 (hands 1-{last}); the set-up before the first deal"
+    assert v.message == f"{said} is entry 1 (1 g, or Home)"
+    assert f"{said} is entry 1" in fragment_text(screen(v, 100, 40))
+    assert main(["replay", str(saved), "--hand", "0", "--plain"]) == 2
+    assert f"{said} starts at --at 1" in capsys.readouterr().err
+
+
 def test_what_reaches_the_terminal(saved: Path) -> None:
     """The bytes the application writes hold the final scores, cards in colour."""
     r = load(saved)

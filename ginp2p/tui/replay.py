@@ -32,7 +32,8 @@ from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
 
-__all__ = ["KEYS", "Viewer", "build_app", "frame_text", "plain_lines", "run", "screen"]
+__all__ = ["KEYS", "Viewer", "build_app", "frame_text", "no_hand_words", "plain_lines", "run",
+           "screen"]
 
 KEYS: tuple[tuple[str, str], ...] = (
     ("→ l .", "next entry"),
@@ -56,6 +57,16 @@ FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a aud
 FOOTER_ASCII = "l/h entry  j/k move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
 FOOTER_SHORT = "? help (all the keys)  v view  a audit  q quit"
 FEEDS = ("host", "guest")
+
+
+def no_hand_words(number: int, hands: list[int], setup: str) -> str:
+    """Why there is no hand ``number`` to go to, the same for ``--hand`` and the viewer's
+    ``N Enter``: hands count from 1 (the set-up is where ``setup`` says), and the log
+    reaches only ``hands``."""
+    have = f" ({hands_words(hands)})" if hands else ""
+    if number < 1:
+        return f"hands are numbered from 1{have}; the set-up before the first deal {setup}"
+    return f"the log has no hand {number}{have}"
 
 
 # ------------------------------------------------------------------------ state
@@ -103,11 +114,11 @@ class Viewer:
         self.go(len(self.replay) - 1)
 
     def hand(self, number: int) -> None:
-        start = self.replay.hand_start(number)
+        """Hand ``number`` (``N Enter``), counted from 1 as ``--hand`` counts them: 0 is
+        no hand, though the log's set-up is filed under it."""
+        start = self.replay.hand_start(number) if number >= 1 else None
         if start is None:
-            hands = self.replay.hands
-            known = f"hands 1-{hands[-1]}" if hands else "no hand"
-            self.message = f"the log has no hand {number} ({known})"
+            self.message = no_hand_words(number, self.replay.hands, "is entry 1 (1 g, or Home)")
         else:
             self.go(start)
 
@@ -620,14 +631,10 @@ def command(args: Any) -> int:
     if args.hand is not None and args.at is not None:
         return fail(2, "give --hand or --at, not both (--at numbers the entries of the log)")
     if args.hand is not None:
-        hands = replay.hands
-        have = f" ({hands_words(hands)})" if hands else ""
-        if args.hand < 1:  # the audit's hand 0 is the set-up; here it is where --at 1 starts
-            return fail(2, f"hands are numbered from 1{have}; the set-up before the first "
-                        "deal starts at --at 1")  # fmt: skip
-        found = replay.hand_start(args.hand)
+        # the audit's hand 0 is the set-up; here it is where --at 1 starts
+        found = replay.hand_start(args.hand) if args.hand >= 1 else None
         if found is None:
-            return fail(2, f"the log has no hand {args.hand}{have}")
+            return fail(2, no_hand_words(args.hand, replay.hands, "starts at --at 1"))
         start = found
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
     if args.at is not None or args.plain or not interactive:
