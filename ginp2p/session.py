@@ -2278,7 +2278,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
                 lock = _one_guest_per_host(setup.side.peer_public_key, setup.side.port,
                                            setup.path)  # fmt: skip
             except RuntimeError as exc:
-                (setup.out or (lambda text: print(text, flush=True)))(f"error: {exc}")
+                _say(setup)(f"error: {exc}")
                 return 1
         return await _run_game(setup, identity, resume)
     finally:
@@ -2286,6 +2286,11 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
             os.close(lock)
         if not resume:
             drop_reservation(setup.path)
+
+
+def _say(setup: GameSetup) -> Callable[[str], None]:
+    """Where the game's lines go: the console's, or standard output."""
+    return setup.out or (lambda text: print(text, flush=True))
 
 
 def _guest_lock(host_key: bytes, port: int) -> Path:
@@ -2338,7 +2343,7 @@ def _close(*files: LogFile | SecretsFile | None) -> None:
 async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     """Open (a saved game), make the endpoint, connect (admit or pair), then play."""
     side, path = setup.side, setup.path
-    say = setup.out or (lambda text: print(text, flush=True))
+    say = _say(setup)
     if side.peer_public_key is None and side.role == "guest":
         say("error: the guest needs the host's key (a join string HOST:PORT/KEY)")
         return 1
