@@ -350,7 +350,7 @@ def read_copies(paths: Sequence[str | os.PathLike[str]], *, lenient: bool = True
         damage += [where + t.text() for t in torn]
         if torn and torn[0].reason == "empty":
             continue
-        game = _game_of(got)
+        game = _game_of(got) if many else None  # one file: nothing to compare
         if game is not None:
             games.setdefault(game, name)
             if len(games) > 1:
