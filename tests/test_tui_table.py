@@ -159,7 +159,9 @@ def test_a_showdown_can_be_changed_meld_by_meld() -> None:
     # keep the diamonds unmelded: only spades laid, then 10♥ laid off on Ann's run
     lay = next(ch for ch in d.choices(RULES) if getattr(ch, "card", None) == c("TH"))
     d = replace(d, layoffs=(lay,))
-    assert all(hasattr(ch, "card") for ch in d.choices(RULES)), "no melds after a layoff"
+    # a meld of the cards still free may follow a layoff; none takes the card laid off
+    melds = [ch.cards for ch in d.choices(RULES) if hasattr(ch, "cards")]
+    assert melds == [cs("JD QD KD")], melds
     done = engine.apply(h, d.action())
     assert done.result is not None
     bot = done.result.declarations[1]
@@ -630,7 +632,10 @@ def test_rumino_knock_instead_of_drawing_is_sent_with_enter(pipe: Any) -> None:
         said = player.message[1]
         assert said.startswith("these melds leave deadwood ") and \
             "over the knock limit of 7; lay more melds" in said, said  # fmt: skip
-        await send("1")  # the other meld
+        await send("1")  # laid already: its key still means it
+        assert player.message[1] == "1) not now: [A♠ 2♠ 3♠] is laid already (Backspace " \
+            "takes the last back)", player.message  # fmt: skip
+        await send("2")  # the other meld keeps the key it was listed with
         await send("\r")
         assert player.message[0] != "class:error", player.message
         sent = s.submitted[-1].action
@@ -683,6 +688,186 @@ def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
         await send("\r")
         sent = s.submitted[-1].action
         assert isinstance(sent, engine.Knock) and sent.discard == c("KS")
+
+    run_table(pipe, s, script)
+
+
+def italian_knock() -> FakeSession:
+    """QA's italian-jokers knock (no knock limit): the proposal lays [7H 8H 9H 10H JK]
+    [QS QD QC], deadwood 7; laying melds by hand lists eighteen candidates."""
+    h = deal(get_preset("italian-jokers"), "7H 8H 9H TH QS QD QC JK 2S 5C",
+             "5S 6S 7S 2D 9D JD KD 6C 8C 3H", "4H", "KS")  # fmt: skip
+    return FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
+
+
+def editor(player: TablePlayer) -> str:
+    """The declaration's rows, between the lines that rule it off from the table."""
+    return screen(player).split("─" * 80)[2]
+
+
+def test_a_candidate_keeps_its_key_while_the_melds_are_laid(pipe: Any) -> None:
+    """The key read for the second meld still lays it after the first is laid (it
+    used to be renumbered away: "no such choice", or another meld); a candidate that
+    shares a card with a pick stays listed with its key, greyed under "not now", and
+    its key says why."""
+    s = italian_knock()
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.selected = c("KS")
+        await send("k")
+        await send("e")
+        first = editor(player)
+        assert "1) [7H 8H 9H]  2) [7H 8H 9H TH]" in first and "f) [QS QD QC]" in first
+        assert "not now" not in first
+        await send("1")
+        text = editor(player)
+        assert "melds     [7H 8H 9H]\n" in text
+        assert "f) [QS QD QC]  g) [QS QD QC JK]" in text, text  # the keys read before
+        assert "not now: 2) [7H 8H 9H TH]" in text and "1)" not in text
+        await send("2")  # shares cards with the meld laid: said, nothing laid
+        assert player.message == ("class:error", "2) not now: 7♥ is in [7♥ 8♥ 9♥] already")
+        assert player.draft is not None and len(player.draft.melds) == 1
+        await send("f")
+        assert "melds     [7H 8H 9H] [QS QD QC]\n" in editor(player)
+        assert "f)" not in editor(player) and "not now: 2) [7H 8H 9H TH]" in editor(player)
+        await send("\x7f")  # Backspace: the queens again, under the same key
+        assert "f) [QS QD QC]" in editor(player) and s.submitted == []
+
+    run_table(pipe, s, script)
+
+
+def test_melds_that_leave_more_deadwood_than_the_proposal_are_sent_by_a_second_enter(
+        pipe: Any) -> None:  # fmt: skip
+    """A slip of a key in the editor once sent 34 deadwood instead of 10 without a word:
+    Enter on melds worse than the proposal says what they cost; Enter again sends them,
+    Esc goes back to the proposal. Melds as good as the proposal go with one Enter."""
+    s = italian_knock()
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.selected = c("KS")
+        await send("k")
+        await send("e")
+        await send("1")
+        await send("f")
+        await send("\r")
+        assert s.submitted == [] and player.draft is not None
+        asked = "this leaves deadwood 27, the proposal 7: Enter again sends it, Esc goes back"
+        assert player.message == ("class:warn", asked)
+        assert fragment_list_to_text(player.bottom(80)) == " " + asked, "one row at 80 columns"
+        await send("\r")
+        sent = s.submitted[-1].action
+        assert isinstance(sent, engine.Knock) and sent.discard == c("KS")
+        assert [m.cards for m in sent.melds] == [cs("7H 8H 9H"), cs("QS QD QC")]
+
+    run_table(pipe, s, script)
+    s = italian_knock()
+
+    async def back(player: TablePlayer, send: Any) -> None:
+        player.selected = c("KS")
+        await send("k")
+        proposal = player.draft
+        await send("e1\r")
+        assert s.submitted == [] and player.message[0] == "class:warn"
+        await send("\x1b")  # Esc: the proposal again, and Enter sends it
+        assert player.draft == proposal
+        await send("\r")
+        assert s.submitted[-1] == Act(proposal.action())  # type: ignore[union-attr]
+
+    run_table(pipe, s, back)
+    s = italian_knock()
+
+    async def as_good(player: TablePlayer, send: Any) -> None:
+        player.selected = c("KS")
+        await send("k")
+        await send("e3f\r")  # the proposal's own melds: no question
+        sent = s.submitted[-1].action
+        assert isinstance(sent, engine.Knock) and player.message[0] != "class:warn"
+        assert [m.cards for m in sent.melds] == [cs("7H 8H 9H TH JK"), cs("QS QD QC")]
+
+    run_table(pipe, s, as_good)
+
+
+def test_more_candidates_than_keys_get_new_keys_only_when_asked(pipe: Any) -> None:
+    """Two jokers and an eight-card run make 105 candidates, more than the keys: those
+    past the last key are counted, and Tab (never a pick) gives what can be laid now
+    new keys. A list longer than the screen says so rather than ending mid-way."""
+    h = deal(get_preset("italian-jokers"), "JK 4H 5H 6H 7H 8H 9H TH JH JK'",
+             "5S 6S 7S 2D 9D JD KD 6C 8C 3H", "4C", "2C")  # fmt: skip
+    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        player.selected = c("2C")
+        await send("ge")  # the gin proposal, laid by hand
+        text = editor(player)
+        assert "48 more without a key: Tab gives new keys to all that can be laid now" in text
+        assert "1) [4H 5H 6H]  2) [4H 5H 6H 7H]" in text
+        assert text.rstrip().endswith("rows more: a taller terminal shows them"), text
+        assert "Tab new keys" in keys(player)
+        await send("1")
+        assert "not now: 2) [4H 5H 6H 7H]" in editor(player), "no key moved by a pick"
+        await send("\t")
+        assert player.message == ("class:warn", "new keys: what can be laid now is numbered "
+                                  "afresh")  # fmt: skip
+        assert "1) [7H 8H 9H]  2) [7H 8H 9H TH]" in editor(player)
+        assert "not now" not in editor(player) and "Tab new keys" not in keys(player)
+        assert s.submitted == []
+
+    run_table(pipe, s, script)
+
+
+def test_a_meld_the_knock_limit_rules_out_after_a_pick_is_greyed_with_the_reason() -> None:
+    """Under a knock limit a meld may stop fitting once another is laid (the rest could
+    not get within the limit): it keeps its key, greyed, and says so."""
+    from ginp2p.tui.render import draft_rows
+    from ginp2p.tui.view import Draft
+
+    d = Draft("knock", c("KS"), cs("5D 2C 2H AD 4S 7D 3S 6D 8D 2S")).edit(RULES)
+    assert "1) [2S 2H 2C]  2) [2S 3S 4S]  3) [5D 6D 7D 8D]  4) [6D 7D 8D]" in \
+        texts(draft_rows(d, RULES, ASCII, 80))  # fmt: skip
+    d = d.pick(d.keyed[0], RULES)
+    text = texts(draft_rows(d, RULES, ASCII, 80))
+    assert "   3) [5D 6D 7D 8D]\n   not now: 2) [2S 3S 4S]  4) [6D 7D 8D]" in text, text
+    assert d.why_not(d.keyed[3], RULES) == "after [6♦ 7♦ 8♦], no melds of the rest bring the " \
+        "deadwood within the knock limit of 10"  # fmt: skip
+
+
+def chain_showdown() -> FakeSession:
+    """Ann knocked with [7H 8H 9H] [4S 4D 4C] [JC QC KC]; Bot shows, and lays off 10H,
+    then JH on top of it. The proposal leaves 2D 3D = 5."""
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C JC QC KC 2S", "TH JH 5S 6S 7S 2D 3D JD QD KD", "5H",
+             "AD")  # fmt: skip
+    h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
+    knock = next(a for a in engine.legal_actions(h) if a.kind == "knock" and a.discard == c("2S"))
+    return FakeSession(play(h, knock), me=1)
+
+
+def test_the_defenders_melds_and_layoffs_keep_their_keys(pipe: Any) -> None:
+    """A layoff laid first no longer takes the melds off the list (their keys then meant
+    the layoffs); a layoff made possible by another gets a key of its own after the
+    others, greyed once what it builds on is taken back. Melds and layoffs worse than
+    the proposal ask before they are sent."""
+    s = chain_showdown()
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        assert "deadwood  2D 3D = 5" in editor(player)
+        await send("e")
+        assert "1) [5S 6S 7S]  2) [JD QD KD]  3) TH→[7H 8H 9H]" in editor(player)
+        await send("3")
+        text = editor(player)
+        assert "1) [5S 6S 7S]  2) [JD QD KD]  4) JH→[7H 8H 9H]" in text, text
+        await send("4")
+        await send("\x7f\x7f")  # both layoffs back: JH no longer goes on
+        assert "not now: 4) JH→[7H 8H 9H]" in editor(player)
+        await send("4")
+        assert player.message[1] == "4) not now: J♥ does not go onto [7♥ 8♥ 9♥] now"
+        await send("12")
+        await send("\r")
+        assert s.submitted == [] and player.message[1].startswith(
+            "this leaves deadwood 25, the proposal 5: Enter again sends it")
+        await send("34\r")  # a new declaration, as good as the proposal: sent at once
+        shown = s.submitted[-1].action
+        assert isinstance(shown, engine.Show) and s.state.over
+        assert [x.card for x in shown.layoffs] == [c("TH"), c("JH")]
 
     run_table(pipe, s, script)
 

@@ -185,3 +185,77 @@ def test_closing_the_terminal_tells_the_other_player_the_game_is_paused(
         time.sleep(0.2)
     assert "Ann left (left for now; the game can be resumed)" in out.read_text(), \
         out.read_text()  # fmt: skip
+
+
+def listed_choices(screen: str) -> dict[str, str]:
+    """The declaration editor's candidates by key (``--ascii``), greyed ones too."""
+    lines = screen.splitlines()
+    start = next(i for i, line in enumerate(lines) if "add one (its key)" in line)
+    out: dict[str, str] = {}
+    for line in lines[start + 1 :]:
+        if line.startswith("---"):
+            break
+        for key, what in re.findall(r"\b([1-9a-zA-Z])\) (\S*\[[^\]]*\])", line):
+            out[key] = what
+    return out
+
+
+def test_laid_melds_keep_their_keys_and_a_worse_declaration_asks_first(
+        panes: Callable[..., Pane]) -> None:  # fmt: skip
+    """italian-jokers (no knock limit: a knock any time after the draw, QA's report):
+    after a pick every other candidate keeps its key, and melds that leave more
+    deadwood than the proposal are sent by a second Enter, not by the first."""
+    pane = panes(100, 30, "--ascii", "--preset", "italian-jokers", "--linger", "1")
+    listed: dict[str, str] = {}
+    for _ in range(60):  # play on until a declaration offers a few candidates
+        text = pane.wait(lambda s: "your turn" in s or "your showdown" in s
+                         or "points this hand" in s, 30)  # fmt: skip
+        if "points this hand" in text:
+            pane.keys("Enter")
+            pane.wait(lambda s: "points this hand" not in s, 10)
+        elif "take the upcard" in text:
+            pane.keys("p")
+            pane.wait(lambda s: "take the upcard" not in s, 10)
+        elif "draw from the stock (s)" in text:
+            pane.keys("s")
+            pane.wait("choose a card", 10)
+        elif "your showdown" in text or "choose a card" in text:
+            mine = "choose a card" in text
+            row = next(line for line in text.splitlines() if line.startswith(" your hand"))
+            if mine and "gin!" in row:  # a gin takes every card: no worse melds to send
+                pane.keys("g", "Enter")
+                pane.wait(lambda s: "choose a card" not in s, 10)
+                continue
+            if mine:
+                pane.keys("k")
+                pane.wait("Enter: do it", 10)
+            pane.keys("e")
+            listed = listed_choices(pane.wait("add one (its key)", 10))
+            if 2 <= len(listed) <= 12:  # all on screen, before a pick and after
+                break
+            pane.keys("Escape")
+            pane.wait("Enter: do it", 10)
+            if not mine:
+                pane.keys("Enter")  # the showdown as proposed
+                pane.wait(lambda s: "your showdown" not in s, 10)
+                continue
+            pane.keys("Escape")
+            pane.wait(lambda s: "Enter: do it" not in s, 10)
+            dead = re.findall(r"\b(?:[2-9TJQKA][SHDC])'?", row.split("deadwood")[-1])
+            worst = max(dead, key=lambda w: min(10, "A23456789TJQK".index(w[0]) + 1))
+            pane.keys(":", f"discard {worst.lower()}", "Enter")
+            pane.wait(lambda s: "choose a card" not in s, 10)
+    assert 2 <= len(listed) <= 12, "no declaration with 2 to 12 candidates in 60 turns"
+    first, *others = sorted(listed)
+    pane.keys(first)
+    after = pane.wait(lambda s: f"{first}) " not in s.split("add one")[-1], 10)
+    assert all(f"{key}) {listed[key]}" in after for key in others), (listed, after)
+    pane.keys("BSpace")
+    pane.wait(lambda s: f"{first}) {listed[first]}" in s.split("add one")[-1], 10)
+    pane.keys("Enter")  # nothing laid: worse than any proposal with a meld
+    asked = pane.wait("Enter again sends it, Esc goes back", 10)
+    assert "add one (its key)" in asked, "nothing sent by the first Enter"
+    pane.keys("Enter")
+    done = pane.wait("points this hand", 30)
+    ann = next(line for line in done.splitlines() if line.startswith("   Ann"))
+    assert "[" not in ann and "laid off" not in ann, ann  # the declaration as laid: nothing

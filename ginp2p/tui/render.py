@@ -17,7 +17,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.utils import get_cwidth
 
 from ..cards import Card
-from ..melds import Layoff
+from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..words import commands_in, count, preset_short, rules_help
 from .look import Look
@@ -45,8 +45,10 @@ __all__ = [
 
 Row = list[tuple[str, str]]
 
-CHOICE_KEYS = "123456789abcdfghijlmnopqrstuvwxyz"
-"""Keys that pick a meld or a layoff while changing a declaration (no ``e``, ``k``)."""
+CHOICE_KEYS = "123456789abcdfghijlmnopqrstuvwxyz" "ABCDFGHIJLMNOPQRSTUVWXYZ"
+"""Keys that pick a meld or a layoff while changing a declaration (no ``e``, ``k``). A
+candidate keeps its key for the whole change, so a hand with jokers and long runs needs
+the capitals too (italian-jokers knocks of the computer player reach 47 candidates)."""
 
 
 def plain(rows: Sequence[Row]) -> str:
@@ -365,29 +367,48 @@ def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
                  ("class:title", f" = {d.deadwood(rules)}")] if left else
                 [("", "   deadwood  "), ("class:title", "none (0)")])  # fmt: skip
     if d.editing:
-        choices = d.choices(rules)
         rows.append([("class:dim", "   add one (its key), Backspace takes the last back, "
                                    "Enter sends, Esc goes back:")])  # fmt: skip
-        line: Row = [("", "   ")]
-        for key, ch in zip(CHOICE_KEYS, choices, strict=False):
-            item: Row = [("class:turn", f"{key}) ")]
-            if isinstance(ch, Layoff):
-                item += [*_cards(look, [ch.card]), ("class:dim", f"→{_target(d, ch, look)}")]
-            else:
-                item += _meld(look, meld_order(ch))
-            item.append(("", "  "))
-            if _width(line) + _width(item) > width and len(line) > 1:
-                rows.append(line)
-                line = [("", "   ")]
-            line += item
-        if not choices:
-            line.append(("class:dim", "nothing more can be laid"))
-        rows.append(line)
+        listed = d.listing(rules)
+        now = [(key, ch) for key, (ch, why) in zip(CHOICE_KEYS, listed, strict=False)
+               if why is None]  # fmt: skip
+        later = [(key, ch) for key, (ch, why) in zip(CHOICE_KEYS, listed, strict=False)
+                 if why is not None and not d.laid(ch)]  # fmt: skip
+        unkeyed = sum(why is None for _, why in listed[len(CHOICE_KEYS) :])
+        if unkeyed:  # more than keys: never a key taken from one candidate for another
+            rows.append([("class:turn", f"   {unkeyed} more without a key: Tab gives new keys "
+                                        "to all that can be laid now")])  # fmt: skip
+        if now or not unkeyed:
+            rows += _choice_rows(d, look, now, "", [], width)
+        if not now and not unkeyed:
+            rows[-1].append(("class:dim", "nothing more can be laid"))
+        if later:  # greyed, with the keys they had: a key never moves to another meld
+            rows += _choice_rows(d, look, later, "class:dim", [("class:dim", "not now: ")], width)
     else:
         rows.append([("class:turn", "   Enter: do it · e: change the melds"
                       + (" and layoffs" if d.targets else "")
                       + ("" if d.kind == "show" else " · Esc: cancel"))])  # fmt: skip
     return rows
+
+
+def _choice_rows(d: Draft, look: Look, choices: Sequence[tuple[str, Meld | Layoff]], style: str,
+                 lead: Row, width: int) -> list[Row]:  # fmt: skip
+    """Candidates with their keys, as many to a row as fit; ``style`` greys them out."""
+    rows: list[Row] = []
+    line: Row = [("", "   "), *lead]
+    for key, ch in choices:
+        item: Row = [(style or "class:turn", f"{key}) ")]
+        if isinstance(ch, Layoff):
+            item += [*_cards(look, [ch.card], style), (style or "class:dim",
+                                                       f"→{_target(d, ch, look)}")]  # fmt: skip
+        else:
+            item += [(style, "["), *_cards(look, meld_order(ch), style), (style, "]")]
+        item.append(("", "  "))
+        if _width(line) + _width(item) > width and len(line) > 1 + len(lead):
+            rows.append(line)
+            line = [("", "   ")]
+        line += item
+    return [*rows, line]
 
 
 def _target(d: Draft, lay: Layoff, look: Look) -> str:

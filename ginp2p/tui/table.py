@@ -34,9 +34,9 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 
 from ..cards import RANKS, Card
-from ..engine import DrawDiscard, DrawStock, Phase
-from ..melds import Layoff
+from ..engine import Action, DrawDiscard, DrawStock, Phase
 from ..protocol import EarlyClaim
+from ..rules import RuleSet
 from ..session import (
     Act,
     ClaimCmd,
@@ -199,6 +199,7 @@ class TablePlayer:
         self.selected: Card | None = None
         self.draft: Draft | None = None
         self._proposal: Draft | None = None  # what `e` started editing, for Esc
+        self._asked: Action | None = None  # a worse declaration Enter asked about
         self.summary: HandSummary | None = None
         self.final: MatchSummary | None = None
         self.rules_offer: str | None = None
@@ -411,7 +412,12 @@ class TablePlayer:
         if width < MIN_WIDTH or len(rows) > height:  # never a hand cut off in silence
             return too_small(width, height + 2, max(MIN_WIDTH, width), len(rows) + 2)
         if self.draft is not None and rules is not None:
-            rows += [[("class:dim", "─" * width)], *draft_rows(self.draft, rules, self.look, width)]
+            draft = draft_rows(self.draft, rules, self.look, width)
+            room = height - len(rows) - 1
+            if len(draft) > room:  # a long list of melds is never cut off in silence
+                more = f"   … {len(draft) - room + 1} rows more: a taller terminal shows them"
+                draft = [*draft[: max(0, room - 1)], [("class:dim", more)]]
+            rows += [[("class:dim", "─" * width)], *draft]
         rows.append([("class:dim", "─" * width)])
         room = height - len(rows)
         if room > 0:  # the newest lines, each whole: broken between words, never cut
@@ -462,6 +468,9 @@ class TablePlayer:
             pairs = [("q", "leave")] if self.result is not None else [("^C", "leave")]
         elif self.draft is not None and self.draft.editing:
             pairs = [("keys", "add"), ("Bksp", "undo"), ("Enter", "send"), ("Esc", "back")]
+            rules = self._rules()
+            if rules is not None and self.draft.unkeyed(rules, len(CHOICE_KEYS)):
+                pairs.append(("Tab", "new keys"))
         elif self.draft is not None:  # the proposal
             pairs = [("Enter", "send"), ("e", "lay them yourself")]
             if self.draft.kind != "show":
@@ -669,9 +678,7 @@ class TablePlayer:
 
         @on("e", filter=drafting & free)
         def _edit_draft() -> None:
-            assert self.draft is not None
-            self._proposal = self.draft
-            self.draft = replace(self.draft, melds=(), layoffs=(), editing=True)
+            self.edit_draft()
 
         @on("escape", filter=drafting & free)
         def _cancel_draft() -> None:
@@ -689,6 +696,10 @@ class TablePlayer:
         @on("escape", filter=editing & ~confirm)
         def _stop_editing() -> None:
             self.cancel_edit()
+
+        @on("tab", filter=editing & ~confirm)
+        def _rekey() -> None:
+            self.rekey()
 
         for i, key in enumerate(CHOICE_KEYS):
             kb.add(key, filter=editing & ~confirm)(self._chooser(i))
@@ -873,9 +884,20 @@ class TablePlayer:
         elif view.phase is not Phase.SHOW and self.draft is not None and self.draft.kind == "show":
             self.draft = None
 
+    def edit_draft(self) -> None:
+        """``e``: lay the melds (and layoffs) from nothing, each candidate with a key of
+        its own for the whole edit."""
+        rules = self._rules()
+        if self.draft is None or rules is None:
+            return
+        self._proposal = self.draft
+        self._asked = None
+        self.draft = self.draft.edit(rules)
+
     def send_draft(self) -> None:
         """Enter on a proposal: send it, unless the engine would refuse it (then say
-        why, and keep it open to mend)."""
+        why, and keep it open to mend). Melds laid by hand that leave more deadwood
+        than the proposal are sent by a second Enter: a key slip costs no points."""
         rules = self._rules()
         if self.draft is None or rules is None:
             return
@@ -883,32 +905,58 @@ class TablePlayer:
         if why is not None:
             self.message = ("class:error", why)
             return
-        self._submit(Act(self.draft.action()))
+        action = self.draft.action()
+        worse = self._worse_than_proposal(rules)
+        if worse and self._asked != action:
+            self._asked = action
+            self.message = ("class:warn", worse)
+            return
+        self._submit(Act(action))
         self.draft = None
 
+    def _worse_than_proposal(self, rules: RuleSet) -> str:
+        """The question before sending melds laid by hand that leave more deadwood than
+        the proposal they replace ("" if they leave no more)."""
+        d, proposal = self.draft, self._proposal
+        if d is None or proposal is None or not d.editing:
+            return ""
+        mine, best = d.deadwood(rules), proposal.deadwood(rules)
+        if mine <= best:
+            return ""  # one row at 80 columns: a second would hide the list's last
+        return (f"this leaves deadwood {mine}, the proposal {best}: Enter again sends it, "
+                "Esc goes back")  # fmt: skip
+
     def choose(self, index: int) -> None:
+        """A candidate's key: lay it, or say why it cannot be laid now."""
         rules = self._rules()
         if self.draft is None or rules is None:
             return
-        choices = self.draft.choices(rules)
-        if index >= len(choices):
-            self.message = ("class:error", "no such choice")
+        keyed = self.draft.keyed
+        if index >= len(keyed):
+            self.message = ("class:error", f"no choice has the key {CHOICE_KEYS[index]}")
             return
-        ch = choices[index]
-        if isinstance(ch, Layoff):
-            self.draft = replace(self.draft, layoffs=(*self.draft.layoffs, ch))
-        else:
-            self.draft = replace(self.draft, melds=(*self.draft.melds, ch))
+        ch = self.draft.now(keyed[index], rules)
+        if ch is None:
+            why = self.draft.why_not(keyed[index], rules)
+            self.message = ("class:error", f"{CHOICE_KEYS[index]}) not now: {why}")
+            return
+        self.draft = self.draft.pick(ch, rules)
         self.message = ("", "")
 
-    def undo_choice(self) -> None:
-        d = self.draft
-        if d is None:
+    def rekey(self) -> None:
+        """Tab: keys for the candidates past the last key, asked for, so never a surprise."""
+        rules = self._rules()
+        if self.draft is None or rules is None:
             return
-        if d.layoffs:
-            self.draft = replace(d, layoffs=d.layoffs[:-1])
-        elif d.melds:
-            self.draft = replace(d, melds=d.melds[:-1])
+        if not self.draft.unkeyed(rules, len(CHOICE_KEYS)):
+            self.message = ("", "every candidate has a key")
+            return
+        self.draft = self.draft.rekey(rules)
+        self.message = ("class:warn", "new keys: what can be laid now is numbered afresh")
+
+    def undo_choice(self) -> None:
+        if self.draft is not None:
+            self.draft = self.draft.undo()
 
     def cancel_edit(self) -> None:
         """Back to the proposal the edit started from (Esc on it again leaves a knock)."""

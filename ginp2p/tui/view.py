@@ -10,7 +10,7 @@ come from :mod:`ginp2p.melds` and :func:`ginp2p.engine.legal_actions`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .. import engine
 from .. import match as mt
@@ -553,6 +553,10 @@ class Draft:
 
     ``cards`` are the cards to declare (the hand without the discard); ``melds`` and
     ``layoffs`` what is laid so far. The engine checks the result when it is sent.
+
+    Laid by hand (:meth:`edit`), each candidate keeps the key it was first listed with
+    for the whole edit (``keyed``): renumbered after every pick, the key a player had
+    read for the next meld meant another meld, or none.
     """
 
     kind: str  # "knock", "gin", "wall_knock", "big_gin", "show"
@@ -563,6 +567,10 @@ class Draft:
     #: The knocker's melds a defender may lay off onto (empty: no layoffs).
     targets: tuple[Meld, ...] = ()
     editing: bool = False
+    #: Every candidate listed in this edit, in key order (the first gets the first key).
+    keyed: tuple[Meld | Layoff, ...] = ()
+    #: The picks of this edit in the order made: Backspace takes back the last.
+    picked: tuple[Meld | Layoff, ...] = ()
 
     def left(self) -> list[Card]:
         """Cards neither melded nor laid off: the deadwood as declared."""
@@ -602,16 +610,124 @@ class Draft:
         return engine.Gin(self.discard, melds)
 
     def choices(self, rules: RuleSet) -> list[Meld | Layoff]:
-        """What may be laid next: melds first, then (for a defender) layoffs."""
+        """What may be laid next: melds of the cards still free first, then (for a
+        defender) layoffs. A meld may follow a layoff, so that no pick greys out a meld
+        whose cards are free."""
+        free = _without(self.cards, [lay.card for lay in self.layoffs])
         out: list[Meld | Layoff] = []
-        if not self.layoffs:
-            out += engine.meld_choices(rules, self.cards, self.melds, knocker=self.kind != "show")
+        out += engine.meld_choices(rules, free, self.melds, knocker=self.kind != "show")
         if self.targets:
-            unmelded = list(self.cards)
-            for c in [c for m in self.melds for c in m.cards]:
-                unmelded.remove(c)
+            unmelded = _without(self.cards, [c for m in self.melds for c in m.cards])
             out += engine.layoff_choices(rules, unmelded, self.targets, self.layoffs)
         return out
+
+    def edit(self, rules: RuleSet) -> Draft:
+        """The declaration laid from nothing, every candidate given its key."""
+        return replace(self, melds=(), layoffs=(), editing=True, keyed=(),
+                       picked=())._keep_keys(rules)  # fmt: skip
+
+    def _keep_keys(self, rules: RuleSet) -> Draft:
+        """Keys for candidates new since the last pick (a card laid off onto a card just
+        laid off), after every key given so far: no candidate's key ever changes. One
+        key for candidates alike (the same but for which joker: jokers all read JK)."""
+        seen = {_alike(ch) for ch in self.keyed}
+        new: list[Meld | Layoff] = []
+        for ch in self.choices(rules):
+            if _alike(ch) not in seen:
+                seen.add(_alike(ch))
+                new.append(ch)
+        return replace(self, keyed=(*self.keyed, *new)) if new else self
+
+    def rekey(self, rules: RuleSet) -> Draft:
+        """New keys, asked for (Tab) when there are more candidates than keys: those
+        that can be laid now, numbered afresh; the picks stay."""
+        return replace(self, keyed=())._keep_keys(rules)
+
+    def unkeyed(self, rules: RuleSet, keys: int) -> int:
+        """How many candidates that can be laid now have no key (past the ``keys``)."""
+        return sum(why is None for _, why in self.listing(rules)[keys:])
+
+    def now(self, choice: Meld | Layoff, rules: RuleSet) -> Meld | Layoff | None:
+        """What lays ``choice`` now: itself, or one alike (another joker); None if
+        neither may be laid."""
+        alike = [ch for ch in self.choices(rules) if _alike(ch) == _alike(choice)]
+        return choice if choice in alike else alike[0] if alike else None
+
+    def laid(self, choice: Meld | Layoff) -> bool:
+        """Whether ``choice`` (or one alike) is among the picks."""
+        picks: list[Meld | Layoff] = [*self.melds, *self.layoffs]
+        return any(_alike(x) == _alike(choice) for x in picks)
+
+    def pick(self, choice: Meld | Layoff, rules: RuleSet) -> Draft:
+        """``choice`` laid (it must be one of :meth:`choices`)."""
+        if isinstance(choice, Layoff):
+            d = replace(self, layoffs=(*self.layoffs, choice))
+        else:
+            d = replace(self, melds=(*self.melds, choice))
+        return replace(d, picked=(*self.picked, choice))._keep_keys(rules)
+
+    def undo(self) -> Draft:
+        """The last pick taken back (without picks: the last layoff, else meld)."""
+        last = (self.picked or self.layoffs or self.melds or (None,))[-1]
+        if last is None:
+            return self
+        picked = self.picked[:-1]
+        if isinstance(last, Layoff):
+            return replace(self, layoffs=tuple(x for x in self.layoffs if x != last),
+                           picked=picked)  # fmt: skip
+        return replace(self, melds=tuple(m for m in self.melds if m != last), picked=picked)
+
+    def listing(self, rules: RuleSet) -> list[tuple[Meld | Layoff, str | None]]:
+        """Each keyed candidate, in key order, with why it cannot be laid now (None: it
+        can)."""
+        ready = {_alike(ch) for ch in self.choices(rules)}
+        return [(ch, None if _alike(ch) in ready else self.why_not(ch, rules))
+                for ch in self.keyed]  # fmt: skip
+
+    def why_not(self, choice: Meld | Layoff, rules: RuleSet) -> str:
+        """Why ``choice`` cannot be laid now, in words: a card of it is laid already, or
+        (a knock) the rest could not get within the limit, or a layoff no longer fits."""
+        if self.laid(choice):
+            return f"{_words(choice, self)} is laid already (Backspace takes the last back)"
+        cards = choice.cards if isinstance(choice, Meld) else (choice.card,)
+        for c in cards:
+            meld = next((m for m in self.melds if c in m.cards), None)
+            if meld is not None:
+                return f"{c.pretty()} is in {_words(meld, self)} already"
+            lay = next((x for x in self.layoffs if x.card == c), None)
+            if lay is not None:
+                return f"{c.pretty()} is laid off already, onto {self._target(lay)}"
+        if isinstance(choice, Layoff):
+            return f"{choice.card.pretty()} does not go onto {self._target(choice)} now"
+        if rules.knock_limit is None:
+            return f"{_words(choice, self)} cannot be laid with the melds laid"
+        return (f"after {_words(choice, self)}, no melds of the rest bring the deadwood within "
+                f"the knock limit of {rules.knock_limit}")
+
+    def _target(self, lay: Layoff) -> str:
+        return _words(self.targets[lay.meld], self)
+
+
+def _without(cards: Sequence[Card], gone: Sequence[Card]) -> list[Card]:
+    out = list(cards)
+    for c in gone:
+        out.remove(c)
+    return out
+
+
+def _alike(what: Meld | Layoff) -> tuple[object, ...]:
+    """What a player tells candidates apart by: the cards' names in their order, and a
+    layoff's meld (two jokers are both JK, alike in every use)."""
+    if isinstance(what, Layoff):
+        return (what.card.pretty(), what.meld)
+    return tuple(c.pretty() for c in meld_order(what))
+
+
+def _words(what: Meld | Layoff, d: Draft) -> str:
+    """A meld (or a layoff's card and meld) in words: ``[7♥ 8♥ 9♥]``, ``10♥→[7♥ 8♥ 9♥]``."""
+    if isinstance(what, Layoff):
+        return f"{what.card.pretty()}→{d._target(what)}"
+    return f"[{' '.join(c.pretty() for c in meld_order(what))}]"
 
 
 def draft_from(action: Action, hand: HandState) -> Draft:
