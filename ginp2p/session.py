@@ -428,6 +428,14 @@ def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
     rest = re.sub(r"\[[^\]]*\]", " ", text).split()
     if rest and rest[0].lower() == "lay":
         rest = rest[1:]
+        # a slip here would lay no melds at all: say what `lay` needs instead
+        if action.kind != "show":
+            raise CommandError("only the defender lays off (`lay`); a knock or a gin lays "
+                               "down melds in brackets: knock 5h [7h 8h 9h]")  # fmt: skip
+        if not rest or (not groups and draft_from(action, view).melds):
+            raise CommandError("`lay` takes the melds in brackets first and the cards to lay "
+                               "off after it: show [7h 8h 9h] lay 5d (show alone lays the "
+                               "proposal)")  # fmt: skip
     elif rest:
         raise CommandError(f"{' '.join(rest)!r}: put melds in brackets and layoffs after "
                            "`lay` (knock 5h [7h 8h 9h] / show [7h 8h 9h] lay 5d)")  # fmt: skip

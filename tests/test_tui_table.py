@@ -1127,12 +1127,17 @@ def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
             "these melds leave deadwood 40 (A♠ 7♥ 8♥ 9♥ 10♥ 3♦ 2♣), over the knock limit of "
             "10; lay more melds")):  # fmt: skip
         parse_command("knock ks [4s 4d 4c]", knocker)  # said before it is sent, not after
+    with pytest.raises(CommandError, match="only the defender lays off"):
+        parse_command("knock ks lay", knocker)
     defender: Any = FakeSession(knocked_hand(), me=1).proto
     show = parse_command("show [5s 6s 7s] [jd qd kd] lay th", defender)
     assert isinstance(show, Act) and isinstance(show.action, engine.Show)
     assert len(show.action.melds) == 2 and [x.card for x in show.action.layoffs] == [c("TH")]
     for wrong, why in [("show [5s 6s] lay th", "[5s 6s] is not a meld you can lay down"),
-                       ("show lay 2d", "2♦ cannot be laid off"),
+                       ("show [5s 6s 7s] lay 2d", "2♦ cannot be laid off"),
+                       # a slip that would lay no melds at all (80 deadwood) is refused
+                       ("show lay th", "`lay` takes the melds in brackets first"),
+                       ("show [5s 6s 7s] lay", "`lay` takes the melds in brackets first"),
                        ("show [5s 6s 7s] th", "put melds in brackets and layoffs after `lay`"),
                        ("discard 2d junk", "discard takes one card")]:  # fmt: skip
         with pytest.raises(CommandError, match=re.escape(why)):
