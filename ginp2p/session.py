@@ -32,10 +32,11 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from . import __version__, engine, peers
 from .engine import Action, HandState, Phase
@@ -2098,6 +2099,238 @@ async def pair_with_host(
             return
 
 
+# ------------------------------------------------------------------------ before the game
+
+
+class PipedLines:
+    """A piped standard input, read by one thread for the whole run. While the player
+    waits for the other one, the wait looks at each line as it comes and takes only its
+    own (``quit``, ``help``); the first line that is for the game (a move, a ``yes``)
+    and every line after it stay, in order, for the game's LinePlayer, which reads them
+    here as it would read the pipe. Two readers of one pipe would each hold lines the
+    other never sees."""
+
+    def __init__(self, stdin: Iterable[str]) -> None:
+        self._lines: deque[str | None] = deque()  # None: the input ended
+        self._ready = threading.Condition()
+        self._loop = asyncio.get_running_loop()
+        self._new = asyncio.Event()
+        threading.Thread(target=self._read, args=(stdin,), daemon=True,
+                         name="ginp2p-stdin").start()  # fmt: skip
+
+    def _read(self, stdin: Iterable[str]) -> None:
+        try:
+            for line in stdin:
+                self._put(line)
+        except (OSError, ValueError):  # unreadable input (bad UTF-8): it ends there
+            pass
+        finally:
+            self._put(None)
+
+    def _put(self, line: str | None) -> None:
+        with self._ready:
+            self._lines.append(line)
+            self._ready.notify_all()
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits now
+            self._loop.call_soon_threadsafe(self._new.set)
+
+    async def peek(self) -> str | None:
+        """The next line, left where it is (None: the input ended)."""
+        while True:
+            with self._ready:
+                if self._lines:
+                    return self._lines[0]
+                self._new.clear()
+            await self._new.wait()
+
+    def take(self) -> None:
+        """Take the line :meth:`peek` gave: it was the wait's, not the game's."""
+        with self._ready:
+            self._lines.popleft()
+
+    def __iter__(self) -> Iterator[str]:
+        """The lines left, as a thread reads a pipe: each one when it comes."""
+        while True:
+            with self._ready:
+                self._ready.wait_for(lambda: bool(self._lines))
+                line = self._lines[0]
+                if line is None:  # kept: the end stays the end
+                    return
+                self._lines.popleft()
+            yield line
+
+
+_QUIT_WORDS = ("quit", "exit", "q")
+_HELP_WORDS = ("help", "?", "h")
+"""The words of ``quit`` and ``help``, as :func:`parse_command` reads them."""
+
+
+@dataclass(frozen=True, slots=True)
+class _WaitWords:
+    """What a person waits for before the game, and what leaving then means."""
+
+    waiting: str  # "the game has not begun: waiting for a guest to join"
+    stop: str  # what `quit` does now: "stop hosting"
+    keeps: str  # and what that keeps: "nothing is kept"
+    left: str  # said on leaving: "stopped hosting before a guest joined"
+    kept: str  # and after it, what is kept
+    rules_to_come: bool = False  # a new guest: the host's rules are asked once it answers
+    about: str = ""  # more for help, a line of its own: where the join string is
+    hint: str = ""  # after "the input ended": another way to do what was meant
+
+    def help(self, terminal: bool) -> str:
+        """``help`` while waiting: what is awaited and the two commands that work now
+        (ASCII, within 80 columns, as the game's help)."""
+        lines = [self.waiting, *([self.about] if self.about else []),
+                 f"  quit                     {self.stop}; {self.keeps}",
+                 "  help                     this list"]  # fmt: skip
+        if terminal:
+            lines.append(f"  Ctrl-D or Ctrl-C         {self.stop} too")
+        if self.rules_to_come:
+            lines.append("the host's rules are shown once it answers; answer yes or no then")
+        lines.append("the game's commands work once it has begun (help then lists them)"
+                     if terminal else "a script's other lines wait for the game")  # fmt: skip
+        return "\n".join(lines)
+
+    def said(self, ended: bool) -> list[str]:
+        """The lines said on leaving; ``ended``: by the end of a pipe's input."""
+        why = f": the input ended, which is `quit` from a pipe{self.hint}" if ended else ""
+        return [f"{self.left}{why}", self.kept]
+
+
+def _wait_words(setup: GameSetup, resume: bool) -> _WaitWords:
+    """The words of the wait for the other player, for a host, ``play``'s person, a
+    guest, or a guest resuming (its game is kept)."""
+    unbegun = "the game has not begun: waiting for"
+    nothing = "nothing was played, so nothing is kept"
+    if setup.side.role == "guest":
+        if resume:
+            return _WaitWords("the saved game goes on once the host answers", "leave",
+                              "the game stays saved", "left before the host answered",
+                              f"the game is saved; continue it with: ginp2p resume "
+                              f"{setup.path}")  # fmt: skip
+        return _WaitWords(f"{unbegun} the host to answer", "stop joining", "nothing is kept",
+                          "stopped joining before the game began", nothing,
+                          rules_to_come=True)  # fmt: skip
+    if setup.side.computer_game:
+        return _WaitWords(f"{unbegun} the computer player to join", "leave", "nothing is kept",
+                          "left before the game began", nothing)  # fmt: skip
+    return _WaitWords(f"{unbegun} a guest to join", "stop hosting", "nothing is kept",
+                      "stopped hosting before a guest joined", nothing,
+                      about="(give them the join string and the pairing code above)",
+                      hint="; a host that plays by itself is `ginp2p bot --host`")  # fmt: skip
+
+
+class LeftWaiting(Exception):
+    """The person left before the other player came: ``quit``, the end of input, or
+    Ctrl-C at the prompt (``interrupted``). Nothing was played."""
+
+    def __init__(self, words: _WaitWords, how: str) -> None:
+        super().__init__(how)
+        self.words = words
+        self.ended = how == "ended"
+        self.interrupted = how == "interrupted"
+
+
+async def _pipe_while_waiting(piped: PipedLines, words: _WaitWords,
+                              say: Callable[[str], None]) -> str:  # fmt: skip
+    """A script's lines while the other player is awaited: `quit` and the end of the
+    input leave, `help` answers; the first other line is the script's game, which it and
+    every line after it wait for (a script's `quit` after its moves is not a quit now)."""
+    while (line := await piped.peek()) is not None:
+        verb = line.split()[0].lower() if line.split() else ""
+        if verb and verb not in _QUIT_WORDS + _HELP_WORDS:
+            await asyncio.Future()  # until the game begins (the wait is cancelled)
+        piped.take()
+        if verb in _QUIT_WORDS:
+            return "quit"
+        if verb in _HELP_WORDS:
+            say(words.help(terminal=False))
+    return "ended"
+
+
+async def _prompt_while_waiting(words: _WaitWords, say: Callable[[str], None]) -> str:
+    """The prompt while the other player is awaited: every line typed now is answered
+    now (the terminal would otherwise keep it for the game's prompt, where a `quit`
+    meant for the wait would ask to leave the game)."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.patch_stdout import patch_stdout
+
+    ps: PromptSession[str] = PromptSession()
+    with patch_stdout():
+        while True:
+            prompt = asyncio.ensure_future(ps.prompt_async("ginp2p> ", handle_sigint=False))
+            try:
+                line = await asyncio.shield(prompt)
+            except asyncio.CancelledError:  # the other player came: the game's prompt
+                ps.app.erase_when_done = True  # takes over, and this one goes (with half
+                await _ended(prompt)  # a line typed at it), not left on the screen
+                raise
+            except EOFError:  # Ctrl-D
+                return "quit"
+            except KeyboardInterrupt:
+                return "interrupted"
+            verb = line.split()[0].lower() if line.split() else ""
+            if not verb:
+                continue
+            if verb in _QUIT_WORDS:
+                return "quit"
+            if verb in _HELP_WORDS:
+                say(words.help(terminal=True))
+            elif words.rules_to_come and verb in RULES_ANSWERS:
+                say("? the host's rules have not come yet: answer yes or no once they are "
+                    "shown")  # fmt: skip
+            else:
+                say(f"? {words.waiting}; `quit` to {words.stop}, `help` says more")
+
+
+_T = TypeVar("_T")
+
+
+async def _unless_left(setup: GameSetup, waiting: Coroutine[Any, Any, _T], resume: bool,
+                       say: Callable[[str], None]) -> _T:  # fmt: skip
+    """``waiting`` (admitting the guest, or pairing with the host), while a person at the
+    line prompt is heard. Unread, what they type meanwhile would be played into the game
+    once it began (a `quit` asking to leave a live game, the next line answering it),
+    and the end of their input would go unnoticed until then. LeftWaiting if they
+    leave."""
+    stdin = sys.stdin
+    if setup.player != "human" or setup.table is not None or stdin is None:
+        return await waiting
+    words = _wait_words(setup, resume)
+    if stdin.isatty():
+        watch = _prompt_while_waiting(words, say)
+    else:
+        if setup.piped is None:
+            setup.piped = PipedLines(stdin)
+        watch = _pipe_while_waiting(setup.piped, words, say)
+    work, heard = asyncio.ensure_future(waiting), asyncio.ensure_future(watch)
+    try:
+        await asyncio.wait((work, heard), return_when=asyncio.FIRST_COMPLETED)
+        if heard.done() and heard.exception() is None:  # the person left (even if the
+            raise LeftWaiting(words, heard.result())  # other just came: they said so)
+        return await work  # the other player came (or the prompt failed: wait without it)
+    finally:
+        await _ended(heard)
+        await _ended(work, insist=True)
+
+
+async def _ended(task: asyncio.Future[Any], insist: bool = False) -> None:
+    """Cancel ``task`` and wait until it has ended. ``insist``: cancel it again every
+    0.1 s until it has, for pairing, which waits in asyncio.wait_for: Python 3.11's
+    drops a cancel that comes just as what it waits for is done (gh-86296), and the
+    pairing would go on. Not for a prompt: a second cancel cuts short the giving back
+    of the terminal (up to a second where the terminal does not answer where its cursor
+    is), which then ends after the game's prompt has begun, and takes its keys away."""
+    task.cancel()
+    while not task.done():
+        await asyncio.wait((task,), timeout=0.1)
+        if insist:
+            task.cancel()
+    if not task.cancelled():
+        task.exception()  # seen: an error of an abandoned wait is no unhandled error
+
+
 # ------------------------------------------------------------------------ one game
 
 
@@ -2127,6 +2360,8 @@ class GameSetup:
     claims: bool = True
     #: The game's Session once it runs; see :meth:`stop`.
     session: Any = None
+    #: A piped stdin, once the wait for the other player reads it: the game reads on.
+    piped: PipedLines | None = None
     stopped: str = ""  # why :meth:`stop` ended the game before its Session ran
     _task: Any = None  # the task running the game
 
@@ -2374,6 +2609,14 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
         peer_key = await _connect(setup, identity, endpoint, known, resume, say)
         if logfile is None:
             logfile, secrets = open_game(path, new=True)
+    except LeftWaiting as left:  # `quit` (or the end of input) before the other player came
+        _close(logfile, secrets)
+        await endpoint.close()
+        if left.interrupted:  # Ctrl-C at the prompt: as a Ctrl-C anywhere before the game
+            raise KeyboardInterrupt from None
+        for line in left.words.said(left.ended):
+            say(line)
+        return 0
     except (NetError, JoinError, RuntimeError, OSError, asyncio.CancelledError) as exc:
         if isinstance(exc, asyncio.CancelledError):
             if not setup.stopped:
@@ -2447,7 +2690,8 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
                 raise JoinError(str(exc)) from None
         say(f"joining {side.host}:{side.port}")
         await endpoint.start()
-        await pair_with_host(endpoint, identity, peer_key, code, say, setup.connect_timeout)
+        await _unless_left(setup, pair_with_host(endpoint, identity, peer_key, code, say,
+                                                 setup.connect_timeout), resume, say)  # fmt: skip
         return peer_key
     port = await endpoint.start()
     side.port = port
@@ -2463,7 +2707,8 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
     try:
         if setup.on_listening is not None:
             setup.on_listening(port, join, gate.code)
-        peer_key = await admit_guest(endpoint, identity, gate, say, known)
+        peer_key = await _unless_left(setup, admit_guest(endpoint, identity, gate, say, known),
+                                      resume, say)  # fmt: skip
     finally:
         if ad is not None:
             await ad.close()
@@ -2500,7 +2745,7 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | G
 
         table = setup.table if setup.player != "bot" else None
         player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
-                          else table or LinePlayer())  # fmt: skip
+                          else table or LinePlayer(stdin=setup.piped))  # fmt: skip
         session = Session(
             proto, endpoint, player, logfile, secrets,
             out=table.heard(say) if table is not None else say, linger=setup.linger,

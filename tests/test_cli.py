@@ -522,22 +522,27 @@ def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
 
 def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -> None:
     """No game file exists yet: no resume hint for a file that is not there, and the
-    name reserved for the game is given back."""
+    name reserved for the game is given back. (Its input stays open: the end of it
+    would be a `quit` of its own.)"""
     import signal
 
     env = dict(os.environ, GINP2P_HOME=str(tmp_path))
     env.pop("GINP2P_CRASH_AT", None)
     host = subprocess.Popen(
         [sys.executable, "-m", "ginp2p", "host", "--port", "0", "--bind", "127.0.0.1",
-         "--no-advertise", "--name", "H"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+         "--no-advertise", "--name", "H"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, env=env,
     )  # fmt: skip
-    assert host.stdout is not None
+    assert host.stdout is not None and host.stdin is not None
     for line in host.stdout:  # listening, no guest yet
         if "pairing code" in line:
             break
     host.send_signal(signal.SIGINT)
-    out = host.communicate(timeout=30)[0]
+    try:
+        host.wait(30)
+        out = host.stdout.read()
+    finally:
+        host.stdin.close()
     assert host.returncode == 130 and "interrupted; nothing was saved" in out, out
     assert list((tmp_path / "games").iterdir()) == []
 

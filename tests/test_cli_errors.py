@@ -353,7 +353,7 @@ def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
     (games / "computer").mkdir(parents=True)
     computer = write(games / "computer" / "20250101-120000-guest.ginlog", records[:1])
     PeerFile("guest", "Computer", player="bot").save(peer_path(computer))
-    played = write(games / "20250101-120000-host.ginlog", records[:1])  # `echo quit | play`
+    played = write(games / "20250101-120000-host.ginlog", records[:1])  # `play` left undealt
     PeerFile("host", "Ann", computer_game=str(computer)).save(peer_path(played))
     peers.pin(guest_key, "Bobby", home=tmp_path / "home")
     hosted = write(games / "20250102-120000-host.ginlog", records[:1])  # the guest left
