@@ -1463,6 +1463,7 @@ class Session:
     _greet = False  # a link is up, and "connected to NAME" not yet said
     _last_item: float | None = None  # when the last item was done
     _woke: float | None = None  # when this process came back from being frozen
+    _told_moved = False  # that the host may be running the game elsewhere
 
     async def _notice_stall(self) -> None:
         """Items come at least every tick; a longer wait since the last one was done
@@ -1627,6 +1628,11 @@ class Session:
     # -- the network ---------------------------------------------------------------------
     async def _on_net(self, ev: NetEvent) -> None:
         if isinstance(ev, ConnectRefused):  # the host is gone: "reconnecting…" says it
+            ep = self.endpoint
+            if isinstance(ep, GuestEndpoint) and ev.for_s >= MOVED_HINT_S and \
+                    not self._told_moved and self.proto.log.game:  # fmt: skip
+                self._told_moved = True  # once until the link is up again
+                self.say(moved_words(ep, self.opponent_name, self.game_path, ev.for_s))
             return
         if isinstance(ev, Received):
             self.stats.frames_in += 1
@@ -1634,6 +1640,7 @@ class Session:
             await self._on_frame(ev.frame, ev.peer)
         elif isinstance(ev, LinkUp):
             self._peer_elsewhere = False  # a new connection: perhaps the right game now
+            self._told_moved = False
             if not self.link_up:
                 self.link_up = True
                 self._greet = True
@@ -2015,6 +2022,20 @@ def nothing_listening_words(endpoint: GuestEndpoint, left: float | None) -> str:
     still = f"still trying for {left:.0f} s" if left is not None else "still trying"
     return (f"nothing is listening at {endpoint.host}:{endpoint.port} yet (is the host "
             f"running? is the port right?); {still}")
+
+
+#: Refused this long in a row, a guest of a game under way is told the host may run it
+#: elsewhere now (a host that resumes takes another port if its own is taken).
+MOVED_HINT_S = 20.0
+
+
+def moved_words(endpoint: GuestEndpoint, name: str, path: Path | None, for_s: float) -> str:
+    """What a guest can do when nothing listens where its host was: the host may have
+    resumed the game on another port or computer, which only the host's screen shows."""
+    where = f"{endpoint.host}:{endpoint.port}"
+    return (f"nothing has listened at {where} for {for_s:.0f} s: if {name} runs this game "
+            "again at another port or address (their screen shows it), leave (the game "
+            f"stays saved) and run: ginp2p resume {path or 'FILE'} --address HOST:PORT")
 
 
 def no_answer_words(endpoint: GuestEndpoint, timeout: float) -> str:

@@ -354,3 +354,36 @@ def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path:
     assert back.returncode == 0, back.stdout + back.stderr
     assert "MATCH OVER" in back.stdout
     assert_same_and_clean(ours, theirs)
+
+
+def test_a_guest_whose_host_moved_is_told_how_to_follow(tmp_path: Path) -> None:
+    """The host's program dies mid-game and comes back on another port (its own was
+    taken, say): nothing listens where the guest reconnects. After MOVED_HINT_S of
+    refusals the guest is told, once, that the host may run the game elsewhere and how
+    to follow it; `resume --address` then finishes the match."""
+    from ginp2p.session import MOVED_HINT_S
+
+    from .test_session_support import guest, host
+
+    h = host(tmp_path / "h", "--set", "game_target=300")
+    g = guest(tmp_path / "g", h.join_string(), "-v", "--linger", "1")
+    try:
+        g.wait_for(r"drew")
+        h.kill()
+        hint = g.wait_for(r"nothing has listened at 127\.0\.0\.1:\d+ for \d+ s: if Hosta runs "
+                          r"this game again at another port or address \(their screen shows "
+                          r"it\), leave \(the game stays saved\) and run: ginp2p resume (\S+) "
+                          r"--address HOST:PORT", timeout=MOVED_HINT_S + 60)  # fmt: skip
+        assert hint.group(1) == str(g.game_file())
+        assert g.output.count("nothing has listened at") == 1, "said once"
+    finally:
+        g.kill()
+    h2 = Peer(tmp_path / "h", ["resume", str(h.game_file()), "--bot", "--port", "0",
+                               "--linger", "3"], name="host again")  # fmt: skip
+    port = h2.join_string().split("/")[0].rsplit(":", 1)[1]
+    g2 = Peer(tmp_path / "g", ["resume", str(g.game_file()), "--bot", "--address",
+                               f"127.0.0.1:{port}", "--linger", "3"],
+              name="guest follows")  # fmt: skip
+    assert g2.wait() == 0, g2.output
+    assert h2.wait() == 0, h2.output
+    assert_same_and_clean(h.game_file(), g.game_file())
