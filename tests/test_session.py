@@ -12,6 +12,7 @@ import re
 import selectors
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -230,8 +231,17 @@ def test_a_claim_made_while_a_player_was_gone_stands_when_it_resumes(tmp_path: P
     before it moves and stands on both sides. Before, the resumed guest counted its
     owing from 0 s, held the claim as too early, and its first move beat it."""
     h = host(tmp_path / "h", "--claim-timeout", "3", "--set", "game_target=500")
-    g = guest(tmp_path / "g", h.join_string(), "-v")
-    g.wait_for(r"drew")
+    # a person, so that nothing of theirs is saved but unsent when the program dies: an
+    # entry already written (a computer's move) would rightly beat the claim on resume
+    g = Peer(tmp_path / "g", ["join", h.join_string(), "--pair-code", CODE, "--yes",
+                              "--plain", "--linger", "3"], name="person",
+             stdin=subprocess.PIPE)  # fmt: skip
+    g.wait_for("play by these rules")  # a 3 s timeout is asked even with --yes
+    assert g.proc.stdin is not None
+    g.proc.stdin.write(b"yes\n")
+    g.proc.stdin.flush()
+    g.wait_for("your cards")
+    time.sleep(1)  # the computer host has made its move if it had one: the person owes
     g.kill()
     h.wait_for("stopped answering and forfeits the match")
     g2 = Peer(tmp_path / "g", ["bot", "--resume", str(g.game_file()), "-v", "--linger", "2"],
