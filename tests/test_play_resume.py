@@ -297,7 +297,8 @@ def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Pa
                                "--linger", "3"], name="guest resumes")  # fmt: skip
     assert g3.wait() == 0, g3.output
     assert h3.wait() == 0, h3.output
-    assert "MATCH OVER" in g3.output and "MATCH OVER" in h3.output
+    assert "MATCH OVER" in g3.output and "MATCH OVER" in h3.output, \
+        f"guest:\n{g3.output}\nhost:\n{h3.output}"  # both sides, to tell why (flaked once)
     assert_same_and_clean(ours, theirs)
 
 
