@@ -985,8 +985,9 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
 
 def test_a_key_the_table_has_no_use_for_says_so(pipe: Any) -> None:
     """`x`, Tab, F1 showed nothing, and the last message stayed as if it were their
-    answer: now each says it does nothing, in its place, without a bell. Keys with other
-    uses are left to them: Ctrl-L redraws, the arrows choose, `:` types a command."""
+    answer: now each says it does nothing, in its place, without a bell (Up, Down, Home,
+    End were silent too). Keys with other uses are left to them: Ctrl-L redraws, the
+    arrows choose, `:` types a command."""
     s = FakeSession(drawn_hand())
     out = BellCounter()
 
@@ -994,13 +995,19 @@ def test_a_key_the_table_has_no_use_for_says_so(pipe: Any) -> None:
         rang = out.bells
         await send("c")
         assert player.message[1] == "nothing to claim: you are not waiting"
-        for key, name in (("\t", "Tab"), ("x", "x"), ("\x1bOP", "F1"), (" ", "Space")):
+        for key, name in (("\t", "Tab"), ("x", "x"), ("\x1bOP", "F1"), (" ", "Space"),
+                          ("\x1b[A", "Up"), ("\x1b[B", "Down"), ("\x1b[H", "Home"),
+                          ("\x1b[F", "End"), ("\x1b[5~", "PageUp"), ("X", "X")):  # fmt: skip
             await send(key)
             assert player.message == ("class:error", f"{name} does nothing here: ? lists "
                                       "the keys"), key  # fmt: skip
+        # a capital of a key in use: most likely Caps Lock, which nothing on screen shows
+        await send("D")
+        assert player.message == ("class:error", "D does nothing here (the keys are lower "
+                                  "case: is Caps Lock on?): ? lists the keys")  # fmt: skip
         assert "x does nothing here" not in screen(player), "said, not logged"
         await send("\x0c")  # Ctrl-L: prompt_toolkit's redraw, not an unknown key
-        assert player.message[1] == "Space does nothing here: ? lists the keys"
+        assert player.message[1].startswith("D does nothing here")
         chosen = player.selected
         await send("\x1b[C")
         assert player.selected != chosen and player.message == ("", "")

@@ -95,8 +95,11 @@ CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
 #: Keys prompt_toolkit reads and ignores (they are no text for ``Keys.Any``): on the
 #: table they say they do nothing. Not Ctrl-L (it redraws the screen), nor the arrows,
 #: Home, End, PgUp, PgDn and Esc, which prompt_toolkit gives other uses.
-IDLE_KEYS = ("tab", "s-tab", "insert", *(f"f{n}" for n in range(1, 25)))
-_KEY_NAMES = {"c-i": "Tab", "s-tab": "Shift-Tab", "insert": "Insert", " ": "Space"}
+IDLE_KEYS = ("tab", "s-tab", "insert", "delete", "up", "down", "home", "end", "pageup",
+             "pagedown", *(f"f{n}" for n in range(1, 25)))  # fmt: skip
+_KEY_NAMES = {"c-i": "Tab", "s-tab": "Shift-Tab", "insert": "Insert", " ": "Space",
+              "delete": "Delete", "up": "Up", "down": "Down", "home": "Home", "end": "End",
+              "pageup": "PageUp", "pagedown": "PageDown"}  # fmt: skip
 
 
 def key_name(key: str) -> str | None:
@@ -723,8 +726,17 @@ class TablePlayer:
         left that message on screen as if it were the key's answer."""
         name = key_name(event.key_sequence[0].key)
         if name is not None:
-            self.message = ("class:error", f"{name} does nothing here: ? lists the keys")
+            # a capital of a table key is most likely Caps Lock, which the player cannot see
+            caps = " (the keys are lower case: is Caps Lock on?)" \
+                if name.isupper() and self._does_something(event, name.lower()) else ""
+            self.message = ("class:error", f"{name} does nothing here{caps}: ? lists the keys")
             self.refresh()
+
+    def _does_something(self, event: KeyPressEvent, key: str) -> bool:
+        """Whether ``key`` has a use here and now (not merely "does nothing")."""
+        bindings = event.app.key_bindings
+        found = bindings.get_bindings_for_keys((key,)) if bindings is not None else []
+        return any(b.handler != self._unknown_key and b.filter() for b in found)
 
     def _chooser(self, index: int) -> Callable[[KeyPressEvent], None]:
         def pick(event: KeyPressEvent) -> None:
