@@ -218,10 +218,12 @@ def preset_words(rules: RuleSet) -> str:
     return f"{rules.name} with {settings_words(changed)}" if changed else rules.name
 
 
-def preset_short(rules: RuleSet) -> str:
+def preset_short(rules: RuleSet, beside: tuple[str, ...] = ()) -> str:
     """The rules in a word or two, where a screen's header has no room for the settings
-    ``--set`` changed: ``classic``, or ``classic, changed`` (the help tells them)."""
-    return f"{rules.name}, changed" if rules.changes() else rules.name
+    ``--set`` changed: ``classic``, or ``classic, changed`` (the help tells them). A
+    setting the header shows ``beside`` it (the target, say) is no news."""
+    changed = set(rules.changes()) - set(beside)
+    return f"{rules.name}, changed" if changed else rules.name
 
 
 def settings_words(settings: dict[str, object]) -> str:

@@ -244,7 +244,7 @@ def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:
     assert match_summary(m, 1, NAMES).headline == "MATCH OVER: Ann wins (you went over the limit)"
     assert match_summary(m, 0, NAMES).headline == "MATCH OVER: you win (Bot went over the limit)"
     v = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0)))
-    assert "ginp2p · rumino, changed, out over 20 · hand 1" in texts(header_rows(v, 80))
+    assert "ginp2p · rumino, out over 20 · hand 1" in texts(header_rows(v, 80))  # not "changed"
 
 
 def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
@@ -1512,6 +1512,11 @@ def test_rules_changed_with_set_are_called_changed_in_the_header_and_the_help() 
         v = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0), my_turn=True))
         assert texts(header_rows(v, 80)).startswith(f" ginp2p · {name}, game to 100 · hand 1")
         assert texts(help_rows(80, rules)).startswith(f" help · {name} · Esc closes it")
+    # a changed target only: the header shows it, and "changed" said nothing more
+    m = MatchState(rules=get_preset("openspiel").with_(game_target=60), dealer=1, hand_no=1,
+                   hand=h)  # fmt: skip
+    v = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0), my_turn=True))
+    assert texts(header_rows(v, 80)).startswith(" ginp2p · openspiel, game to 60 · hand 1")
 
 
 def test_where_going_over_a_limit_puts_a_player_out_the_header_shows_the_room_left() -> None:

@@ -96,7 +96,7 @@ def test_a_hand_played_with_keys_to_the_final_score(panes: Callable[..., Pane]) 
     # in one hand, hardly in all of them (a game to 25 once ended after one such hand)
     pane = panes(100, 30, "--ascii", "--set", "game_target=60", "--linger", "2")
     first = pane.wait("your turn", 30)
-    assert "ginp2p | classic, changed, game to 60 | hand 1" in first
+    assert "ginp2p | classic, game to 60 | hand 1" in first  # the target is no "changed"
     assert "Ann (you) 0 | 0 hands won" in first and "Computer 0 | 0 hands won" in first
     assert "Computer   10 cards in hand" in first and "stock 31" in first
     assert len(hand_cards(first)) == 10, first

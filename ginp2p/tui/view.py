@@ -351,7 +351,7 @@ def build_view(s: Situation) -> TableView:
         scores=scores,
         hands_won=won,
         standings=(standing(rules, scores[0], won[0]), standing(rules, scores[1], won[1])),
-        preset=preset_short(rules) if rules is not None else "",
+        preset=preset_short(rules, beside=("game_target",)) if rules is not None else "",
         goal=goal_words(rules) if rules is not None else "",
         hand_no=m.hand_no if m is not None else 0,
         dealing=hand is None and m is not None and not m.over,
