@@ -766,15 +766,15 @@ def _owed_words(o: Owed, table: Table) -> str:
     who = table.names[o.author]
     h = table.hand
     if o.kinds == frozenset({"hello"}):
-        return f"the {FEEDS[o.author]} never sent their hello"
+        return f"the {FEEDS[o.author]} has not sent their hello"
     if o.kinds == frozenset({"open"}) and h is not None:
         pending = table.pending_dispute
         if pending is not None:
-            return f"{who} never opened their seeds for hand {pending[2]} to back their dispute"
-        return f"{who} never opened their seeds for hand {h.number}"
+            return f"{who} has not opened their seeds for hand {pending[2]} to back their dispute"
+        return f"{who} has not opened their seeds for hand {h.number}"
     if o.kinds == PLAY_KINDS:
-        return f"{who} never made their move: {o.what}"
-    return f"{who} never sent {o.what}"
+        return f"{who} has not made their move: {o.what}"
+    return f"{who} has not sent {o.what}"
 
 
 def _audit(

@@ -375,19 +375,19 @@ def cases() -> list[Case]:
              damage="bad signature"),
         Case("incomplete-stalled-answers", "the first shuffler never answers the challenge; "
              "no claim yet", "incomplete", _stalled("answers", "first", claim=False),
-             owed="never sent answers"),
+             owed="has not sent answers"),
         Case("incomplete-claim-answers", "the same, and the other player claimed the match "
              "after the timeout", "incomplete", _stalled("answers", "first", claim=True),
              owed="the claim stands"),
         Case("incomplete-never-opened", "the loser never opens its seeds after the hand; "
              "no claim yet", "incomplete", _stalled("open", "first", claim=False),
-             owed="never opened their seeds"),
+             owed="has not opened their seeds"),
         Case("incomplete-refused-open", "the winner never opens its seeds; the loser "
              "claimed the match after the timeout", "incomplete",
              _stalled("open", "second", claim=True),
              owed="the opening of the seeds for hand 1"),
         Case("incomplete-cut-mid-hand", "the log stops a few moves into hand 1",
-             "incomplete", _cut_mid_hand, owed="never made their move"),
+             "incomplete", _cut_mid_hand, owed="has not made their move"),
         Case("damaged-bit-flip", "one bit flipped inside a signed entry", "damaged",
              _bit_flip, damage="bad signature"),
         Case("damaged-torn", "the file ends inside a record", "damaged", _torn,

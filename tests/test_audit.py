@@ -277,7 +277,7 @@ def test_what_no_copy_holds_is_owed(honest: Played, tmp_path: Any) -> None:
     cut = _prefix(honest, lambda e: e.id == opens[1].id)
     r = audit(_save(tmp_path / "a.ginlog", cut), _save(tmp_path / "b.ginlog", cut[:-3]))
     assert r.verdict is Verdict.INCOMPLETE
-    assert r.owed == (f"{r.names[opens[1].author]} never opened their seeds for hand "
+    assert r.owed == (f"{r.names[opens[1].author]} has not opened their seeds for hand "
                       f"{opens[1].body.hand}",)  # fmt: skip
     assert "Owed, as no copy holds it:" in r.text().splitlines()
 
@@ -390,7 +390,7 @@ def test_a_log_cut_before_an_opening_names_who_owes_it(honest: Played) -> None:
     assert r.verdict is Verdict.INCOMPLETE and r.exit_code == 2
     assert r.cheat is None and r.damage == ()
     who = r.names[second.author]
-    assert r.owed == (f"{who} never opened their seeds for hand {hand}",)
+    assert r.owed == (f"{who} has not opened their seeds for hand {hand}",)
     assert r.hands[hand].verdict is Verdict.INCOMPLETE and r.hands[hand].owed == r.owed
     assert all(h.verdict is Verdict.CLEAN for h in r.hands[:hand])
     assert r.winner is None and r.end is None
@@ -416,12 +416,12 @@ def test_a_log_cut_in_play_names_the_player_to_move(honest: Played) -> None:
     cut = moves[3]
     r = audit_records(_prefix(honest, lambda e: e.id == cut.id))
     assert r.verdict is Verdict.INCOMPLETE
-    assert r.owed == (f"{r.names[cut.author]} never made their move: a move in hand 1",)
+    assert r.owed == (f"{r.names[cut.author]} has not made their move: a move in hand 1",)
 
 
 def test_a_log_cut_in_the_setup(honest: Played) -> None:
     r = audit_records(honest.records[:1])
-    assert r.verdict is Verdict.INCOMPLETE and r.owed == ("the guest never sent their hello",)
+    assert r.verdict is Verdict.INCOMPLETE and r.owed == ("the guest has not sent their hello",)
     assert [h.hand for h in r.hands] == [0] and r.scores is None
     assert audit_records([]).verdict is Verdict.INCOMPLETE
 

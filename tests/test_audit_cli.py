@@ -119,7 +119,7 @@ def test_a_file_that_is_no_log_blames_nobody_and_owes_nothing(
     path = str(CORPUS / "damaged-not-a-log.ginlog")
     assert main(["audit", path, "--json"]) == 3
     doc = json.loads(capsys.readouterr().out)
-    # nothing in it was verified: no "host never sent their hello", no set-up verdict
+    # nothing in it was verified: no "host has not sent their hello", no set-up verdict
     assert doc["owed"] == [] and doc["hands"] == [] and doc["cheat"] is None
     assert main(["audit", path]) == 3
     assert "Owed:" not in capsys.readouterr().out
