@@ -27,7 +27,7 @@ from . import __version__
 from .charset import encodes
 
 if TYPE_CHECKING:
-    from .session import GameInfo
+    from .games import GameInfo
 
 PRESET_NAMES: tuple[str, ...] = ()
 
@@ -422,7 +422,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         by_hand = getattr(args, "parent_pid", None) is None  # not `play`'s computer
         games, host_key = _log_dir(args), key_to_text(key)
         if by_hand and games.is_dir():
-            from .session import drop_never_begun
+            from .games import drop_never_begun
 
             for gone in drop_never_begun(games, host_key):
                 print(f"{gone} never began (you had not said yes to this host's rules), "
@@ -434,7 +434,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         if (busy := busy_as_guest(key, port)) is not None:  # before: its game is not old
             raise Problem(busy)
         if by_hand and not getattr(args, "new", False) and peers.lookup_quietly(key) is not None:
-            from .session import unfinished_with
+            from .games import unfinished_with
 
             old = unfinished_with(games, host_key)
             if old is not None:
@@ -529,7 +529,7 @@ def _check_begun(path: Path, side: Any) -> None:
     new game of its own since): a new `join` asks the host's rules as they are now.
     Not for the computer of `play`, whose host is always the same game."""
     from .discovery import format_join
-    from .session import rules_accepted
+    from .games import rules_accepted
 
     if rules_accepted(path):
         return
@@ -817,7 +817,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
 def _cmd_games(args: argparse.Namespace) -> int:
     import shutil
 
-    from .session import list_games
+    from .games import list_games
 
     directory = _log_dir(args)
     if directory.exists() and not directory.is_dir():

@@ -93,7 +93,7 @@ def test_games_says_when_a_game_began_in_local_time(monkeypatch: pytest.MonkeyPa
     """The file keeps UTC; the list shows this machine's time, to the minute."""
     import time
 
-    from ginp2p.session import _local_time
+    from ginp2p.games import _local_time
 
     monkeypatch.setenv("TZ", "Europe/Paris")
     time.tzset()

@@ -322,7 +322,7 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
     assert "\n  * hoyle with game_target=10\n" in out and "  * classic with game_target=10" in out
     # the longest a name, a preset and a result get: the result wraps in its column
     from ginp2p.cli import _games_table
-    from ginp2p.session import GameInfo
+    from ginp2p.games import GameInfo
 
     long = GameInfo(games / "x.ginlog", "2025-01-03 12:00", "host", "N" * 64, "italian-jokers",
                     "lost 104 to 231 (" + "N" * 64 + " went over the limit) [audit: cheated]",
@@ -340,10 +340,10 @@ def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
     `resume` continues it: it is unfinished, against the player it waits for."""
     from ginp2p import peers
     from ginp2p.gamefiles import PeerFile, peer_path
+    from ginp2p.games import unfinished_with
     from ginp2p.identity import key_to_text
     from ginp2p.log import Entry
     from ginp2p.logfile import read_records
-    from ginp2p.session import unfinished_with
 
     from .helpers import write
 
