@@ -149,8 +149,8 @@ def test_help_lists_only_the_commands_these_rules_have() -> None:
     marked: rumino's knock takes no card and it has `rumino CARD` but no layoffs and no
     first upcard; classic has `knock CARD`, the first upcard and a big gin; openspiel's
     `pass` is also at the wall; french has no first upcard. Every line fits 80 columns."""
+    from ginp2p.commands import help_text
     from ginp2p.rules import PRESETS, get_preset
-    from ginp2p.session import help_text
 
     def commands(rules: Any) -> list[str]:
         text = help_text(rules, ctrl_c=True)
@@ -180,8 +180,8 @@ def test_a_card_typed_without_a_prime_is_the_first_copy_when_both_are_held() -> 
     from types import SimpleNamespace
 
     from ginp2p.cards import parse_card
+    from ginp2p.commands import _find_card
     from ginp2p.engine import Phase
-    from ginp2p.session import _find_card
 
     def held(*names: str) -> Any:
         cards = [parse_card(n) for n in names]

@@ -20,10 +20,11 @@ from prompt_toolkit.output import DummyOutput
 from ginp2p import engine
 from ginp2p import match as mt
 from ginp2p.cards import parse_card, parse_cards
+from ginp2p.commands import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered
 from ginp2p.engine import DrawStock, HandState, Phase
 from ginp2p.match import MatchEnd, MatchState, record_hand
 from ginp2p.rules import get_preset
-from ginp2p.session import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered, SessionResult
+from ginp2p.session import SessionResult
 from ginp2p.table import Chatted, HandScored, MatchOver, Moved
 from ginp2p.tui.look import Look
 from ginp2p.tui.render import (
@@ -649,7 +650,7 @@ def test_rumino_k_after_the_draw_says_the_knock_comes_instead_of_drawing(pipe: A
     """In rumino a knock replaces the draw and never follows it: `k` after drawing says
     so (it used to name a discard and the deadwood it left, as if another discard might
     do), and the line prompt's `knock CARD` says the same."""
-    from ginp2p.session import CommandError, parse_command
+    from ginp2p.commands import CommandError, parse_command
 
     rumino = get_preset("rumino")
     s = FakeSession(deal(rumino, "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C", "QC", "6S",
@@ -1104,7 +1105,7 @@ def test_no_color_keeps_reverse_and_underline() -> None:
 def test_typed_commands_explain_a_refusal_and_what_would_do() -> None:
     """The command line (the table's `:` and the line mode) says why a knock is
     refused and which discards would knock; the first upcard is the pile's top too."""
-    from ginp2p.session import CommandError, parse_command
+    from ginp2p.commands import CommandError, parse_command
 
     proto: Any = FakeSession(drawn_hand()).proto
     with pytest.raises(CommandError) as refused:
@@ -1122,7 +1123,7 @@ def test_typed_commands_explain_a_refusal_and_what_would_do() -> None:
 def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
     """`knock CARD [..] [..]` and `show [..] lay CARD`: what a person who cannot use the
     table's editor types to lay down melds of their own choosing."""
-    from ginp2p.session import CommandError, parse_command
+    from ginp2p.commands import CommandError, parse_command
 
     knocker: Any = FakeSession(drawn_hand()).proto
     cmd = parse_command("knock ks [4s 4d 4c] [7h 8h 9h 10h]", knocker)
@@ -1202,7 +1203,7 @@ def test_two_copies_of_one_card_read_and_type_apart() -> None:
     """Two decks: taking 7♥ from the pile and throwing the other 7♥ is allowed, and must
     not read like throwing the card just taken. The second copy is 7♥′ on the screen,
     and typing it as shown throws that copy."""
-    from ginp2p.session import CommandError, parse_command
+    from ginp2p.commands import CommandError, parse_command
     from ginp2p.words import action_words
 
     italian = get_preset("italian")
@@ -1408,7 +1409,7 @@ def test_rules_without_a_pass_have_no_p_in_the_help(pipe: Any) -> None:
     """Rumino has no first upcard and no wall: its help listed `p  pass (not in these
     rules)`, a key for nothing. The key is not listed, and pressed it says why, as the
     line prompt's `pass` does; rules with a pass keep it."""
-    from ginp2p.session import CommandError, parse_command
+    from ginp2p.commands import CommandError, parse_command
 
     rumino = plain(help_rows(80, get_preset("rumino")))
     assert not re.search(r"\bp\s+pass|\bpass\b", rumino), rumino
@@ -1582,7 +1583,7 @@ def test_at_the_wall_the_table_offers_only_what_the_rules_allow(pipe: Any) -> No
     assert ("g", "gin") in gv.keys and ("k", "knock") in gv.keys
     rows = texts(table_rows(gv, ASCII, 80, c("4S"))).splitlines()
     assert any(line.strip().startswith("g: GIN discarding KS") for line in rows), rows
-    from ginp2p.session import parse_command  # the line mode's `gin CARD` at the wall
+    from ginp2p.commands import parse_command  # the line mode's `gin CARD` at the wall
 
     typed = parse_command("gin ks", FakeSession(gin, me=1).proto)
     assert isinstance(typed, Act) and isinstance(typed.action, engine.WallKnock)

@@ -5,7 +5,7 @@ prompt. :meth:`TablePlayer.play` runs the application with ``run_async()`` and s
 the game (``Session.run``: the network, the clock, the protocol) as the application's
 background task; every protocol event updates the table and calls ``invalidate()``.
 
-Keys become the same commands the line prompt reads (:func:`ginp2p.session.parse_command`),
+Keys become the same commands the line prompt reads (:func:`ginp2p.commands.parse_command`),
 so a key and a typed command are checked and explained the same way. The table itself
 is drawn by the pure functions of :mod:`.view` and :mod:`.render`.
 """
@@ -34,10 +34,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import Output
 
 from ..cards import RANKS, Card
-from ..engine import Action, DrawDiscard, DrawStock, Phase
-from ..protocol import EarlyClaim
-from ..rules import RuleSet
-from ..session import (
+from ..commands import (
     Act,
     ClaimCmd,
     Command,
@@ -46,12 +43,12 @@ from ..session import (
     ResignCmd,
     RulesCmd,
     RulesOffered,
-    Session,
-    SessionResult,
-    leave_question,
     parse_command,
-    seat_names,
 )
+from ..engine import Action, DrawDiscard, DrawStock, Phase
+from ..protocol import EarlyClaim
+from ..rules import RuleSet
+from ..session import Session, SessionResult, leave_question, seat_names
 from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
 from .look import Look
 from .render import (
