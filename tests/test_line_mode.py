@@ -121,8 +121,8 @@ def test_help_tells_the_rules_being_played_and_ctrl_c_only_at_a_terminal(
     """`help` starts with the preset's rules in the table help's words (rumino: runs of 3
     or 4, knock instead of drawing, rumino), not classic's; Ctrl-C is listed only where
     it is a key: from a pipe nobody can type it."""
+    from ginp2p.players import LinePlayer
     from ginp2p.rules import get_preset
-    from ginp2p.session import LinePlayer
     from ginp2p.words import rules_help
 
     piped = _Said("rumino")
@@ -198,8 +198,8 @@ def test_a_meld_that_leaves_too_much_deadwood_is_refused_with_the_deadwood() -> 
     the limit of 7. It used to be called no meld at all; the refusal gives the deadwood
     it would leave, and what the knock with no brackets would lay."""
     from ginp2p import engine
+    from ginp2p.players import LinePlayer
     from ginp2p.rules import get_preset
-    from ginp2p.session import LinePlayer
 
     from .test_tui_table import LineSession, deal
 
@@ -222,8 +222,8 @@ def test_take_says_why_the_pile_cannot_be_taken() -> None:
     there was no upcard, with 6♥ on the pile). Rumino has no first upcard: `take` says
     so, and that `pile` takes the pile's top."""
     from ginp2p import engine
+    from ginp2p.players import LinePlayer
     from ginp2p.rules import get_preset
-    from ginp2p.session import LinePlayer
 
     from .test_tui_table import LineSession, deal, play
 

@@ -132,7 +132,7 @@ def test_a_yes_typed_before_the_rules_come_is_told_to_wait_for_them() -> None:
     they came is not taken, and says why."""
     from types import SimpleNamespace
 
-    from ginp2p.session import LinePlayer
+    from ginp2p.players import LinePlayer
 
     said: list[str] = []
     session = SimpleNamespace(rules_pending=None, rules_due=True, say=said.append)

@@ -500,16 +500,16 @@ def test_a_connection_that_keeps_dropping_mid_hand(tmp_path: Path) -> None:
 
 _FAILING_PLAYER = """
 import sys
-from ginp2p import cli, session
+from ginp2p import cli, players
 
-real = session.BotPlayer.next_command
+real = players.BotPlayer.next_command
 
 def next_command(self, s):
     if s.proto.table.hand is not None:  # a hand has begun
         raise RuntimeError("a bug in the player")
     return real(self, s)
 
-session.BotPlayer.next_command = next_command
+players.BotPlayer.next_command = next_command
 sys.exit(cli.main(sys.argv[sys.argv.index("-m") + 2:]))  # after Peer's "python -m ginp2p"
 """
 

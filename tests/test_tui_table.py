@@ -1621,7 +1621,7 @@ def test_at_the_wall_the_line_mode_names_the_upcard_a_knock_takes() -> None:
     """--plain at openspiel's wall: "your cards" are ten, and the upcard the knock takes
     (what `knock CARD` / `gin CARD` are about) is said beside them, as the table's turn
     line says it."""
-    from ginp2p.session import LinePlayer
+    from ginp2p.players import LinePlayer
 
     for holding, up, line in (
         ("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC", "the wall: knock using the upcard K♣, or pass"),

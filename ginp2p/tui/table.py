@@ -1,6 +1,6 @@
 """The table a person plays at: a full-screen prompt_toolkit application.
 
-:class:`TablePlayer` is a :class:`~ginp2p.session.Player` like the bot and the line
+:class:`TablePlayer` is a :class:`~ginp2p.players.Player` like the bot and the line
 prompt. :meth:`TablePlayer.play` runs the application with ``run_async()`` and starts
 the game (``Session.run``: the network, the clock, the protocol) as the application's
 background task; every protocol event updates the table and calls ``invalidate()``.
@@ -46,9 +46,10 @@ from ..commands import (
     parse_command,
 )
 from ..engine import Action, DrawDiscard, DrawStock, Phase
+from ..players import leave_question, seat_names
 from ..protocol import EarlyClaim
 from ..rules import RuleSet
-from ..session import Session, SessionResult, leave_question, seat_names
+from ..session import Session, SessionResult
 from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
 from .look import Look
 from .render import (
