@@ -291,7 +291,7 @@ def test_a_guest_is_told_soon_when_nothing_listens(
     """Refused connections are told after about a second while the guest waits on, and
     its last words say they were refused; a port that takes the connection and never
     answers (as behind a firewall that drops them) stays 'no answer'."""
-    from ginp2p.session import NoAnswer, pair_with_host
+    from ginp2p.pregame import NoAnswer, pair_with_host
 
     monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")

@@ -463,7 +463,7 @@ def test_strangers_at_the_door_do_not_push_the_code_off_the_screen() -> None:
     from typing import Any
 
     from ginp2p.net import NET_VERSION, REFUSED_HANDSHAKE, BadFrame, HaveFrame, Received, Rejected
-    from ginp2p.session import REFUSALS_SHOWN, admit_guest
+    from ginp2p.pregame import REFUSALS_SHOWN, admit_guest
 
     friend_curve, friend_key = b"f" * 32, b"F" * 32
     crowd: list[Any] = []
@@ -504,7 +504,7 @@ def test_the_last_wrong_code_tells_the_guest_that_the_host_stopped_pairing(
 
     from ginp2p.identity import load_or_create_identity
     from ginp2p.net import GuestEndpoint, HostEndpoint
-    from ginp2p.session import JoinError, admit_guest, pair_with_host
+    from ginp2p.pregame import JoinError, admit_guest, pair_with_host
 
     monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
@@ -558,7 +558,7 @@ def test_a_connection_cut_while_pairing_is_a_clear_error(
 
     from ginp2p.identity import load_or_create_identity
     from ginp2p.net import GuestEndpoint, HostEndpoint, PairFrame, Received
-    from ginp2p.session import JoinError, pair_with_host
+    from ginp2p.pregame import JoinError, pair_with_host
 
     monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
