@@ -402,9 +402,9 @@ def _is_ip(host: str) -> bool:
 def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     """A new game: host (bind) or guest (join)."""
     from . import peers
+    from .game import GameSetup
     from .gamefiles import PeerFile, new_game_path
     from .identity import key_to_text, load_or_create_identity
-    from .session import GameSetup
 
     _check_common(args)
     bot = player == "bot"
@@ -429,7 +429,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
                       "so it is removed")  # fmt: skip
         # a game with a host forgotten since waits for pairing again, which this join
         # does: pointing at `resume` would only send the player round in a circle
-        from .session import busy_as_guest
+        from .game import busy_as_guest
 
         if (busy := busy_as_guest(key, port)) is not None:  # before: its game is not old
             raise Problem(busy)
@@ -468,9 +468,9 @@ def _default_port() -> int:
 
 def _resume(args: argparse.Namespace, player: str | None) -> int:
     from .discovery import parse_join
+    from .game import GameSetup
     from .gamefiles import PeerFile, peer_path
     from .identity import load_or_create_identity
-    from .session import GameSetup
 
     path = Path(args.file)
     if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
@@ -545,7 +545,7 @@ def _check_begun(path: Path, side: Any) -> None:
 def _run(setup: Any, identity: Any, *, resume: bool) -> int:
     import asyncio
 
-    from .session import run_game
+    from .game import run_game
 
     if sys.platform == "win32":  # zmq.asyncio needs add_reader (pyzmq#1423)
         asyncio.set_event_loop_policy(asyncio.WindowsSelectorEventLoopPolicy())  # type: ignore[attr-defined]
@@ -717,10 +717,10 @@ def _cmd_play(args: argparse.Namespace) -> int:
     Without a terminal to type in (CI, a pipe), two computer players play instead and
     you watch: same processes, same protocol.
     """
+    from .game import GameSetup
     from .gamefiles import PeerFile, drop_reservation, new_game_path
     from .identity import key_to_text, load_or_create_identity
     from .pairing import new_code
-    from .session import GameSetup
     from .words import preset_words
 
     _check_common(args)

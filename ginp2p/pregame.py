@@ -33,7 +33,7 @@ from .net import (
 )
 
 if TYPE_CHECKING:
-    from .session import GameSetup
+    from .game import GameSetup
 
 __all__ = [
     "JoinError",

@@ -105,9 +105,9 @@ def test_quit_or_ctrl_d_while_hosting_stops_at_once(tmp_path: Path, how: str) ->
 def test_help_while_waiting_fits_80_columns_in_ascii(tmp_path: Path) -> None:
     """For each wait (a host, `play`, a guest, a guest resuming), at a terminal and from
     a pipe: Ctrl-D and Ctrl-C only where they are keys."""
+    from ginp2p.game import GameSetup
     from ginp2p.gamefiles import PeerFile
     from ginp2p.pregame import _wait_words
-    from ginp2p.session import GameSetup
 
     sides = [PeerFile("host", "Ann"), PeerFile("host", "Ann", computer_game="c.ginlog"),
              PeerFile("guest", "Bob"), PeerFile("guest", "Bob")]  # fmt: skip

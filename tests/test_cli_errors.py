@@ -444,7 +444,7 @@ def test_a_name_the_other_side_would_refuse_is_refused_before_the_game(
 
 def test_two_games_started_in_one_second_never_share_a_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    from ginp2p import gamefiles, session
+    from ginp2p import game, gamefiles
 
     monkeypatch.setattr(gamefiles.time, "strftime", lambda fmt: "20261124-021357")
     a = gamefiles.new_game_path(tmp_path, "host")
@@ -457,7 +457,7 @@ def test_two_games_started_in_one_second_never_share_a_file(
     shutil.copy(CORPUS / "clean-classic.ginlog", b)
     before = b.read_bytes()
     with pytest.raises(RuntimeError, match="already holds another game"):
-        session.open_game(b, new=True)
+        game.open_game(b, new=True)
     assert b.read_bytes() == before
     gamefiles.drop_reservation(b)  # not a reservation any more: its game is there
     assert gamefiles.peer_path(b).exists()
