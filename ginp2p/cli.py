@@ -184,15 +184,46 @@ def _rules(args: argparse.Namespace) -> Any:
     return made
 
 
-def _player_name(text: str) -> str:
-    """``--name``: checked here as the hello will check it (64 bytes of UTF-8, no control
-    characters), so a bad name stops before a game, not in the middle of pairing."""
-    from .events import NAME_BYTES, SchemaError, Text
+#: The longest ``--name``, in characters: enough for a first name and a surname. It
+#: heads your side of the table, beside your score, on one line with the other player's
+#: name and score; on a terminal too narrow for both names the table shortens them.
+NAME_CHARS = 24
 
+
+def _player_name(text: str) -> str:
+    """``--name``: one line of printable text, 1 to :data:`NAME_CHARS` characters (the
+    hello also takes at most 64 bytes of UTF-8, no control characters), checked here so
+    a bad name stops before a game, not in the middle of pairing. Blanks around it go."""
+    import unicodedata
+
+    from .events import NAME_BYTES
+
+    name = text.strip()
+    if not name:
+        raise argparse.ArgumentTypeError("a name cannot be empty or only spaces (leave "
+                                         "--name out for the default)")  # fmt: skip
     try:
-        return Text(NAME_BYTES).check(text.strip(), "--name")
-    except SchemaError as exc:
-        raise argparse.ArgumentTypeError(str(exc).removeprefix("--name: ")) from None
+        size = len(name.encode("utf-8"))
+    except UnicodeEncodeError:  # a Latin-1 byte on a UTF-8 command line
+        raise argparse.ArgumentTypeError("the name is not valid UTF-8 (is the terminal's "
+                                         "encoding another?)") from None  # fmt: skip
+    odd = next((ch for ch in name if not ch.isprintable()), None)
+    if odd is not None:
+        what = "a tab" if odd == "\t" else {
+            "Zl": "a line break", "Zp": "a line break", "Zs": "a space other than the plain one",
+            "Cf": "an invisible formatting character", "Cc": "a control character",
+        }.get(unicodedata.category(odd), "a character that does not print")  # fmt: skip
+        if odd in "\n\r\v\f\x1c\x1d\x1e\x85":
+            what = "a line break"
+        raise argparse.ArgumentTypeError(f"a name is one line of printable characters, "
+                                         f"not with {what} (U+{ord(odd):04X}) in it")  # fmt: skip
+    if len(name) > NAME_CHARS:
+        raise argparse.ArgumentTypeError(f"a name is at most {NAME_CHARS} characters, not "
+                                         f"{len(name)}")  # fmt: skip
+    if size > NAME_BYTES:
+        raise argparse.ArgumentTypeError(f"a name is at most {NAME_BYTES} bytes of UTF-8 "
+                                         f"(the network's limit), and this one is {size}")
+    return name
 
 
 def _default_name(bot: bool) -> str:
@@ -1018,7 +1049,8 @@ def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
                    if host else "insist on one rule setting: refuse the host's rules unless "
                    "NAME is VALUE, e.g. --set game_target=50 (repeatable)")  # fmt: skip
     g.add_argument("--name", type=_player_name,
-                   help="your name as the other player sees it (up to 64 bytes)")
+                   help=f"your name as the other player sees it: 1 to {NAME_CHARS} characters "
+                   "on one line")  # fmt: skip
     g.add_argument("--log-dir", metavar="DIR",
                    help="where to keep the game files (default: GINP2P_HOME/games or "
                    "~/.local/share/ginp2p/games)")  # fmt: skip

@@ -429,17 +429,45 @@ def test_audit_gives_its_verdict_even_when_the_reader_stops_early(
 
 
 @pytest.mark.parametrize(("name", "why"), [
-    ("é" * 40, "80 bytes of text, at most 64 allowed"),
-    ("a\x1b[2Jb", "control characters are not allowed"),
-    ("caf\udce9", "text is not valid UTF-8"),  # a Latin-1 byte on a UTF-8 command line
+    ("", "a name cannot be empty or only spaces (leave --name out for the default)"),
+    ("   ", "a name cannot be empty or only spaces"),
+    ("Ann\nBob", "a name is one line of printable characters, not with a line break (U+000A)"),
+    ("a\tb", "not with a tab (U+0009) in it"),
+    ("a\x1b[2Jb", "not with a control character (U+001B) in it"),
+    ("Ann\u202e", "not with an invisible formatting character (U+202E) in it"),
+    ("x" * 25, "a name is at most 24 characters, not 25"),
+    ("é" * 40, "a name is at most 24 characters, not 40"),
+    ("€" * 22, "a name is at most 64 bytes of UTF-8 (the network's limit), and this one is 66"),
+    ("caf\udce9", "the name is not valid UTF-8"),  # a Latin-1 byte on a UTF-8 command line
 ])  # fmt: skip
-def test_a_name_the_other_side_would_refuse_is_refused_before_the_game(
-        name: str, why: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("command", [["play"], ["host"], ["join", "127.0.0.1:9"],
+                                     ["bot", "--host"]])  # fmt: skip
+def test_a_name_that_is_empty_long_or_unprintable_is_refused_before_the_game(
+        name: str, why: str, command: list[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """It would head a side of the table (a blank one, one that runs into the other's
+    score, a line break or an escape sequence on the other player's screen): refused at
+    once, as any bad argument is."""
+    from ginp2p import cli
+
+    def began(args: Any) -> None:
+        raise AssertionError(f"the game began with the name {args.name!r}")
+
+    monkeypatch.setattr(cli, "_check_common", began)  # the first step of every game
     with pytest.raises(SystemExit) as exc:
-        main(["play", "--name", name, "--log-dir", str(tmp_path / "games")])
+        main([*command, "--name", name, "--log-dir", str(tmp_path / "games")])
     assert exc.value.code == 2
-    assert f"argument --name: {why}" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    last = err.splitlines()[-1]  # after the usage, one line says it
+    assert last.startswith(f"ginp2p {command[0]}: error: argument --name: ") and why in last
     assert not (tmp_path / "games").exists(), "no game was begun"
+
+
+def test_a_name_of_the_longest_length_is_taken_and_trimmed() -> None:
+    from ginp2p.cli import NAME_CHARS, build_parser
+
+    args = build_parser().parse_args(["host", "--name", f"  {'é' * NAME_CHARS}  "])
+    assert args.name == "é" * NAME_CHARS
 
 
 def test_two_games_started_in_one_second_never_share_a_file(
