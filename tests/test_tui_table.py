@@ -1655,3 +1655,27 @@ def test_a_pass_at_the_wall_names_who_passed() -> None:
     gave_up = engine.apply(h, engine.Resign(1 - h.to_move)).result
     assert gave_up is not None
     assert result_words(gave_up, NAMES) == f"{NAMES[1 - h.to_move]} resigned; no score"
+
+
+def test_long_names_keep_both_scores_in_the_header_and_a_blank_after_them() -> None:
+    """Two names of 24 letters (the longest --name) or of 64 (what the other player's
+    hello may carry) on an 80-column table: each score stays beside its name, the names
+    are shortened to make room (they used to push the opponent's name and score off the
+    line), and a name of 11 letters or more no longer runs into "10 cards in hand"."""
+    h = drawn_hand()
+    m = MatchState(rules=RULES, dealer=1, hand_no=12, scores=(123, 104), hands_won=(11, 10),
+                   hand=h)  # fmt: skip
+    for n in (24, 64):
+        names = ("Annabel" + "a" * (n - 7), "Bartholomew" + "b" * (n - 11))
+        v = build_view(Situation(me=0, names=names, match=m, hand=h.view(0), my_turn=True))
+        line = texts(header_rows(v, 80)).splitlines()[1]
+        assert len(line) <= 80
+        assert re.fullmatch(r" Annabela*… \(you\) 123 · 11 hands won +Bartholomewb*… 104 · "
+                            r"10 hands won", line), line  # fmt: skip
+        assert texts(table_rows(v, ASCII, 80)).splitlines()[0] == f" {names[1]} 10 cards in hand"
+    short = build_view(Situation(me=0, names=NAMES, match=m, hand=h.view(0), my_turn=True))
+    assert " Ann (you) 123 · 11 hands won" in texts(header_rows(short, 80))  # as it was
+    assert texts(table_rows(short, ASCII, 80)).splitlines()[0] == " Bot        10 cards in hand"
+    shown = build_view(Situation(me=1, names=("Annabel Lee-Richardson", "Bot"),
+                                 hand=knocked_hand().view(1), my_turn=True))  # fmt: skip
+    assert texts(table_rows(shown, ASCII, 80)).startswith(" Annabel Lee-Richardson: [")

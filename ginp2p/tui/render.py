@@ -120,6 +120,34 @@ def _spread(left: Row, right: Row, width: int) -> Row:
     return [*left, ("", " " * max(1, gap)), *right] if gap >= 1 else left
 
 
+def _cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` cells (at least one): a cut ends in ``…``."""
+    if get_cwidth(text) <= cells:
+        return text
+    part = ""
+    for ch in text:
+        if get_cwidth(part + ch) > max(cells, 1) - 1:
+            break
+        part += ch
+    return part + "…"
+
+
+def _share(a: str, b: str, cells: int) -> tuple[str, str]:
+    """Two names in ``cells`` cells between them: as they are if they fit, else the
+    longer one shortened first, neither to less than half (a name from the other player
+    may be 64 bytes long; a terminal may be narrow)."""
+    if get_cwidth(a) + get_cwidth(b) <= cells or cells < 2:
+        return a, b
+    a = _cut(a, max(cells - get_cwidth(b), cells // 2))
+    return a, _cut(b, cells - get_cwidth(a))
+
+
+def _label(text: str, cells: int) -> str:
+    """``text`` padded to ``cells``, or followed by one blank where it is longer (a long
+    name must not run into what follows it)."""
+    return text.ljust(cells) if len(text) < cells else text + " "
+
+
 def _cards(look: Look, cards: Sequence[Card | None], style: str = "") -> Row:
     row: Row = []
     for i, c in enumerate(cards):
@@ -164,8 +192,11 @@ def header_rows(v: TableView, width: int) -> list[Row]:
         link += f" · {v.latency * 1000:.0f} ms"
     style = "class:dim" if v.link == "connected" else "class:warn"
     top = _spread([("class:title", game)], [(style, link + " ")], width)
-    me = f" {v.names[0]} (you) {v.scores[0]} · {v.standings[0]}"
-    them = f"{v.names[1]} {v.scores[1]} · {v.standings[1]} "
+    mine, theirs = f" (you) {v.scores[0]} · {v.standings[0]}", f" {v.scores[1]} · {v.standings[1]} "
+    # both names and both scores on one line: names too long for it are shortened
+    room = width - 2 - get_cwidth(mine) - get_cwidth(theirs)  # a blank before, a gap between
+    a, b = _share(*v.names, room)
+    me, them = f" {a}{mine}", f"{b}{theirs}"
     return [top, _spread([("class:title", me)], [("class:title", them)], width),
             [("class:dim", "─" * width)]]  # fmt: skip
 
@@ -178,9 +209,9 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     label = 12
     opp = v.names[1]
     if v.opponent_shown is not None:
-        rows.append([("class:title", f" {opp}:".ljust(label)), *_shown(look, v.opponent_shown)])
+        rows.append([("class:title", _label(f" {opp}:", label)), *_shown(look, v.opponent_shown)])
     elif v.phase:
-        rows.append([("class:title", f" {opp}".ljust(label)),
+        rows.append([("class:title", _label(f" {opp}", label)),
                      ("", f"{count(v.opponent_cards, 'card')} in hand")])  # fmt: skip
     else:
         rows.append([("class:title", f" {opp}".ljust(label))])
