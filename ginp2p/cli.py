@@ -325,7 +325,7 @@ def _find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]
     from .discovery import parse_join
 
     address = args.address
-    if address:
+    if address is not None:  # "": a join string that is empty, not "look on the LAN"
         try:
             host, port, key = parse_join(address)
         except ValueError as exc:
@@ -516,7 +516,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     except ValueError as exc:
         raise Problem(str(exc)) from None
     player = player or side.player  # for this run only: the file keeps who plays it
-    if getattr(args, "address", None):
+    if getattr(args, "address", None) is not None:
         try:
             host, port, _ = parse_join(args.address)
         except ValueError as exc:
@@ -613,7 +613,7 @@ def _cmd_bot(args: argparse.Namespace) -> int:
     if args.pair_code is None and code:
         args.pair_code = code
     chosen = [x for x in (args.host, args.resume, args.discover) if x]
-    if args.join and not args.resume:
+    if args.join is not None and not args.resume:  # --join "": a join string, empty
         chosen.append(args.join)
     if len(chosen) != 1:
         raise UsageError("give exactly one of --host, --join HOST:PORT/KEY, --discover, "
@@ -621,7 +621,7 @@ def _cmd_bot(args: argparse.Namespace) -> int:
     if args.resume:
         args.file, args.address = args.resume, args.join  # --join: where the host is now
         return _resume(args, "bot")
-    if args.join or args.discover:
+    if args.join is not None or args.discover:
         args.address = args.join
         args.discover_name = args.discover if isinstance(args.discover, str) else None
         return _new_game(args, "bot", "guest")

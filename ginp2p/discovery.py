@@ -31,11 +31,12 @@ from zeroconf import (
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
 from .events import VERSION
-from .identity import key_from_text, key_to_text
+from .identity import KEY_TEXT_LENGTH, key_from_text, key_to_text
 from .words import for_screen
 
 __all__ = [
     "DEFAULT_PORT",
+    "JOIN_SHAPE",
     "SERVICE_TYPE",
     "Advertisement",
     "Found",
@@ -71,22 +72,51 @@ def format_join(host: str, port: int, key: bytes | None = None) -> str:
     return f"{text}/{key_to_text(key)}" if key is not None else text
 
 
+JOIN_SHAPE = ("expected HOST:PORT/KEY as the host prints it (e.g. 192.168.1.5:52801/ then "
+              f"its key, {KEY_TEXT_LENGTH} letters and digits), or HOST:PORT")
+"""What every refused join string is told it should look like."""
+
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_KEY_ALONE = re.compile(rf"^[A-Za-z2-7]{{{KEY_TEXT_LENGTH}}}$")
+
+
 def parse_join(text: str) -> tuple[str, int, bytes | None]:
-    """``HOST:PORT[/KEY]`` → ``(host, port, key or None)``; ValueError says what is wrong.
+    """``HOST:PORT[/KEY]`` → ``(host, port, key or None)``; the ValueError says what is
+    wrong, then what a join string looks like (:data:`JOIN_SHAPE`).
 
     A pasted ``ginp2p join HOST:PORT/KEY`` command line is accepted too.
     """
+    try:
+        return _parse_join(text)
+    except ValueError as exc:
+        raise ValueError(f"{exc}; {JOIN_SHAPE}") from None
+
+
+def _parse_join(text: str) -> tuple[str, int, bytes | None]:
     s = text.strip()
     for prefix in ("ginp2p join ", "join "):
         if s.lower().startswith(prefix):
             s = s[len(prefix) :].strip()
     if not s:
-        raise ValueError("empty join string: expected HOST:PORT or HOST:PORT/KEY")
+        raise ValueError("empty join string")
+    if scheme := _SCHEME.match(s):
+        raise ValueError(f"a join string has no {scheme.group()!r} in front: it is no web "
+                         "address")  # fmt: skip
+    if any(ch.isspace() for ch in s):
+        raise ValueError(f"{s!r} has a space or a line break in it (cut in two when it was "
+                         "copied?)")  # fmt: skip
+    if _KEY_ALONE.match(s):
+        raise ValueError(f"{s[:8]}... is a key alone, without the host's address and port")
     address, slash, key_text = s.partition("/")
     key = None
     if slash:
         if not key_text:
-            raise ValueError("nothing after '/': expected the host's key (52 letters)")
+            raise ValueError("nothing after '/', where the host's key goes")
+        if "/" in key_text:
+            raise ValueError("more than one '/': the key is all that follows the first")
+        if len(key_text) != KEY_TEXT_LENGTH:
+            raise ValueError(f"the key after '/' is {len(key_text)} characters, not "
+                             f"{KEY_TEXT_LENGTH} (cut short, or run on, when copied?)")
         try:
             key = key_from_text(key_text)
         except ValueError as exc:
@@ -114,7 +144,7 @@ def _split_host_port(address: str) -> tuple[str, int]:
             raise ValueError(f"put an IPv6 address in brackets, then the port: {example}")
         host, colon, port_text = address.partition(":")
         if not colon:
-            raise ValueError(f"missing ':PORT' in {address!r}: expected HOST:PORT")
+            raise ValueError(f"missing ':PORT' after {address!r}")
         if not host:
             raise ValueError(f"missing host before ':' in {address!r}")
         if not _HOSTNAME.match(host):

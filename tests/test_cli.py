@@ -408,7 +408,7 @@ def test_a_guest_resuming_alone_is_told_the_host_resumes_too(tmp_path: Path) -> 
 
 def test_a_bad_code_or_address_is_a_usage_error(tmp_path: Path) -> None:
     r = _run(tmp_path, "bot", "--join", "127.0.0.1:5/abc", "--pair-code", CODE)
-    assert r.returncode == 2 and "bad key after '/'" in r.stderr
+    assert r.returncode == 2 and "the key after '/' is 3 characters, not 52" in r.stderr
     r = _run(tmp_path, "bot", "--host", "--pair-code", "7-notaword-anchor")
     assert r.returncode == 2 and "unknown word 'notaword'" in r.stderr
 

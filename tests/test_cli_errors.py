@@ -534,3 +534,27 @@ def test_resume_names_the_game_by_any_of_its_files_and_refuses_others(
         assert main(["resume", str(given)]) == 1  # as replay and export: not a typo'd option
         assert capsys.readouterr().err.startswith(f"ginp2p resume: error: {words}")
     assert pgn.read_text() == "1. e4 e5\n"
+
+
+@pytest.mark.parametrize("address", [
+    "http://192.168.1.5:5555/hr7piym3vvzmz7tqsmtycfwndh733qsiieee6w3uweheg6ejahva",
+    "192.168.1.5:5555/hr7piym3vvzmz7tqsmtycfwndh733qsiieee6w3uweheg6ejahv",
+    "hr7piym3vvzmz7tqsmtycfwndh733qsiieee6w3uweheg6ejahva",
+    "192.168.1.5:5555/hr7piym3vvzmz7tq smtycfwndh733qsiieee6w3uweheg6ejahva",
+    "",
+])  # fmt: skip
+@pytest.mark.parametrize("command", [["join"], ["bot", "--join"]])
+def test_a_malformed_join_string_shows_what_one_looks_like(
+        address: str, command: list[str], capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """A URL, a key a letter short, the key alone, a space from the copy, nothing: one
+    line that says what is wrong and what the host prints, exit 2; a URL used to be told
+    "a key is 52 base32 letters (a-z, 2-7), not 70 characters", and an empty join string
+    looked for games on the LAN."""
+    with pytest.raises(SystemExit) as exc:
+        main([*command, address, "--pair-code", "7-frog-cup"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"ginp2p {command[0]}: error: ")
+    assert err.endswith("; expected HOST:PORT/KEY as the host prints it (e.g. "
+                        "192.168.1.5:52801/ then its key, 52 letters and digits), or "
+                        "HOST:PORT\n")  # fmt: skip

@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ginp2p.discovery import (
+    JOIN_SHAPE,
     PROTOCOL_VERSION,
     SERVICE_TYPE,
     Found,
@@ -120,12 +121,43 @@ def test_join_string_shape() -> None:
         ("[not-v6]:4000", "not an IPv6 address"),
         ("bad_host!:4000", "not a host name"),
         ("10.0.0.5:4000/", "nothing after '/'"),
-        ("10.0.0.5:4000/abc", "bad key after '/'"),
+        ("10.0.0.5:4000/abc", "the key after '/' is 3 characters, not 52"),
+        (f"10.0.0.5:4000/{key_to_text(KEY)[:-1]}0", "bad key after '/'"),
     ],
 )
 def test_bad_join_strings_say_what_is_wrong(text: str, why: str) -> None:
-    with pytest.raises(ValueError, match=why):
+    with pytest.raises(ValueError, match=why) as exc:
         parse_join(text)
+    assert str(exc.value).endswith(f"; {JOIN_SHAPE}")
+
+
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (f"http://192.168.1.5:5555/{key_to_text(KEY)}",
+         "a join string has no 'http://' in front: it is no web address"),
+        (f"tcp://192.168.1.5:5555/{key_to_text(KEY)}", "no 'tcp://' in front"),
+        (f"192.168.1.5:5555/{key_to_text(KEY)}/", "more than one '/'"),
+        (f"192.168.1.5:5555/{key_to_text(KEY)}x",
+         "the key after '/' is 53 characters, not 52 (cut short, or run on, when copied?)"),
+        (f"192.168.1.5:5555/{key_to_text(KEY)[:40]}", "the key after '/' is 40 characters"),
+        (f"192.168.1.5:5555/{key_to_text(KEY)[:20]}\n{key_to_text(KEY)[20:]}",
+         "has a space or a line break in it (cut in two when it was copied?)"),
+        (f"192.168.1.5:5555 /{key_to_text(KEY)}", "has a space or a line break in it"),
+        (key_to_text(KEY), f"{key_to_text(KEY)[:8]}... is a key alone, without the host's "
+                           "address and port"),
+        (f"192.168.1.5/{key_to_text(KEY)}", "missing ':PORT' after '192.168.1.5'"),
+    ],
+)  # fmt: skip
+def test_a_malformed_join_string_says_what_one_looks_like(text: str, why: str) -> None:
+    """A URL, a key cut short or run on, a line break from the copy, the key alone: each
+    says what is wrong in words, then the shape the host prints (it used to be "a key is
+    52 base32 letters, not 70 characters" for a URL)."""
+    with pytest.raises(ValueError) as exc:
+        parse_join(text)
+    assert why in str(exc.value) and str(exc.value).endswith(
+        "; expected HOST:PORT/KEY as the host prints it (e.g. 192.168.1.5:52801/ then its key, "
+        "52 letters and digits), or HOST:PORT")
 
 
 def test_format_join_rejects_a_bad_port() -> None:
