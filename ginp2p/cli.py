@@ -107,6 +107,18 @@ def _whole_seconds(text: str) -> int:
     return int(value)
 
 
+def _port(text: str) -> int:
+    """A port to listen on: 0..65535, 0 for any free one (ZeroMQ would take -5 or 99999
+    as another port, modulo 65536, and the host would print that one)."""
+    try:
+        port = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"a port is 0..65535 (0: any free one), not {port}")
+    return port
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     from .rules import PRESETS, get_preset
 
@@ -442,8 +454,6 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     name = args.name or _default_name(bot)
     if role == "host":
         port = args.port if args.port is not None else _default_port()
-        if not 0 <= port < 65536:
-            raise UsageError("--port must be 0..65535")
         rules = _rules(args)
         side = PeerFile("host", name, player, None, args.bind, port, rules.to_dict(),
                         args.k, args.claim_timeout, _created())  # fmt: skip
@@ -1085,7 +1095,7 @@ def _mdns_options(p: argparse.ArgumentParser, host: bool, browse: bool) -> None:
 
 def _host_options(p: argparse.ArgumentParser) -> None:
     n = p.add_argument_group("network (host)")
-    n.add_argument("--port", type=int,
+    n.add_argument("--port", type=_port,
                    help="port to listen on (default 52801; 0: any free port)")
     n.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                    help="address to listen on (default 0.0.0.0: every interface)")
@@ -1185,7 +1195,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the game's log (`ginp2p games` lists them)")
     resume.add_argument("--bot", action="store_true", help="let the computer play this side")
     resume.add_argument("--address", metavar="HOST:PORT", help="guest: the host moved here")
-    resume.add_argument("--port", type=int, help="host: listen on another port")
+    resume.add_argument("--port", type=_port, help="host: listen on another port (0: any free "
+                        "one)")  # fmt: skip
     resume.add_argument("-v", "--verbose", action="store_true", help="say more")
     _connect_option(resume)
     _console_options(resume)

@@ -558,3 +558,18 @@ def test_a_malformed_join_string_shows_what_one_looks_like(
     assert err.endswith("; expected HOST:PORT/KEY as the host prints it (e.g. "
                         "192.168.1.5:52801/ then its key, 52 letters and digits), or "
                         "HOST:PORT\n")  # fmt: skip
+
+
+@pytest.mark.parametrize("port", ["-5", "99999", "65536", "eighty"])
+@pytest.mark.parametrize("command", [["host"], ["bot", "--host"], ["resume", "GAME.ginlog"]])
+def test_a_port_out_of_range_is_refused_not_taken_modulo_65536(
+        port: str, command: list[str], capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """`resume GAME --port -5` listened on port 65531 (ZeroMQ takes a port modulo 65536)
+    and told the guest that one; host --port said so in other words than the rest."""
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--port", port])
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"ginp2p {command[0]}: error: argument --port: ")
+    assert (f"a port is 0..65535 (0: any free one), not {port}" in last
+            or f"not a port number: '{port}'" in last)  # fmt: skip
