@@ -99,6 +99,16 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _some_seconds(text: str) -> float:
+    """A time in seconds, more than 0 (a wait for the other computer: none at all gives
+    up before a connection can be made)."""
+    value = _seconds(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"more than 0 seconds, not {text} (nothing can "
+                                         "answer in no time)")  # fmt: skip
+    return value
+
+
 def _whole_seconds(text: str) -> int:
     """A whole number of seconds, at least 1 (a claim timeout)."""
     value = _seconds(text)
@@ -1088,7 +1098,7 @@ def _mdns_options(p: argparse.ArgumentParser, host: bool, browse: bool) -> None:
     if host:
         p.add_argument("--no-advertise", action="store_true",
                        help="do not announce the game on the LAN (the join string still works)")
-    p.add_argument("--browse-time", type=_seconds, default=3.0, metavar="SECONDS",
+    p.add_argument("--browse-time", type=_some_seconds, default=3.0, metavar="SECONDS",
                    help="how long to look for games on the LAN (default 3)" if browse
                    else argparse.SUPPRESS)  # fmt: skip
 
@@ -1103,7 +1113,7 @@ def _host_options(p: argparse.ArgumentParser) -> None:
 
 def _connect_option(p: argparse.ArgumentParser, guest: bool = True) -> None:
     if guest:
-        p.add_argument("--connect-timeout", type=_seconds, default=20.0, metavar="SECONDS",
+        p.add_argument("--connect-timeout", type=_some_seconds, default=20.0, metavar="SECONDS",
                        help="give up joining if the host does not answer (default 20)")
     else:
         p.set_defaults(connect_timeout=None)

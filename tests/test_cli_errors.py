@@ -573,3 +573,22 @@ def test_a_port_out_of_range_is_refused_not_taken_modulo_65536(
     assert last.startswith(f"ginp2p {command[0]}: error: argument --port: ")
     assert (f"a port is 0..65535 (0: any free one), not {port}" in last
             or f"not a port number: '{port}'" in last)  # fmt: skip
+
+
+@pytest.mark.parametrize("args", [
+    ["join", "127.0.0.1:9", "--connect-timeout"], ["bot", "--join", "127.0.0.1:9",
+    "--connect-timeout"], ["resume", "GAME.ginlog", "--connect-timeout"],
+    ["join", "--browse-time"], ["bot", "--discover", "--browse-time"],
+])  # fmt: skip
+def test_a_wait_of_no_time_is_refused(
+        args: list[str], capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """--connect-timeout 0 gave up before anything could answer: "nothing was listening
+    at HOST:PORT within 0 s", as if the host were not there; --browse-time 0 said "no
+    game found on the LAN" without looking."""
+    for zero in ("0", "0.0"):
+        with pytest.raises(SystemExit) as exc:
+            main([*args, zero])
+        assert exc.value.code == 2
+        last = capsys.readouterr().err.splitlines()[-1]
+        assert last == (f"ginp2p {args[0]}: error: argument {args[-1]}: more than 0 seconds, "
+                        f"not {zero} (nothing can answer in no time)")  # fmt: skip
