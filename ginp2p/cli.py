@@ -129,6 +129,32 @@ def _port(text: str) -> int:
     return port
 
 
+def _interface_address(text: str) -> str:
+    """``--mdns-interface``: an IP address of this computer (anything else failed in
+    zeroconf: a traceback for join, a puzzling warning for host)."""
+    import ipaddress
+
+    try:
+        address = ipaddress.ip_address(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an IP address: give this "
+                                         "computer's address on the network to use, e.g. "
+                                         "192.168.1.5 (127.0.0.1: this computer only)") from None
+    try:
+        import ifaddr
+
+        mine = [ipaddress.ip_address(ip.ip if isinstance(ip.ip, str) else ip.ip[0])
+                for adapter in ifaddr.get_adapters() for ip in adapter.ips]  # fmt: skip
+    except Exception:  # no list of this computer's addresses: zeroconf will tell
+        return str(address)
+    plain = ipaddress.ip_address(str(address).split("%")[0])  # without an IPv6 scope
+    if mine and plain not in mine:
+        ours = ", ".join(dict.fromkeys(str(a) for a in mine))
+        raise argparse.ArgumentTypeError(f"{address} is not an address of this computer "
+                                         f"(its addresses: {ours})")  # fmt: skip
+    return str(address)
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     from .rules import PRESETS, get_preset
 
@@ -1092,7 +1118,7 @@ def _pair_option(p: argparse.ArgumentParser, host: bool = True, guest: bool = Tr
 
 
 def _mdns_options(p: argparse.ArgumentParser, host: bool, browse: bool) -> None:
-    p.add_argument("--mdns-interface", metavar="ADDR",
+    p.add_argument("--mdns-interface", metavar="ADDR", type=_interface_address,
                    help="announce/look for games on this interface address only (e.g. "
                    "127.0.0.1); default every interface")  # fmt: skip
     if host:

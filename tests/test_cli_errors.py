@@ -592,3 +592,22 @@ def test_a_wait_of_no_time_is_refused(
         last = capsys.readouterr().err.splitlines()[-1]
         assert last == (f"ginp2p {args[0]}: error: argument {args[-1]}: more than 0 seconds, "
                         f"not {zero} (nothing can answer in no time)")  # fmt: skip
+
+
+@pytest.mark.parametrize(("address", "says"), [
+    ("nonsense", "'nonsense' is not an IP address: give this computer's address on the "
+                 "network to use, e.g. 192.168.1.5 (127.0.0.1: this computer only)"),
+    ("203.0.113.254", "203.0.113.254 is not an address of this computer (its addresses: "),
+])  # fmt: skip
+@pytest.mark.parametrize("command", [["join"], ["bot", "--discover"]])
+def test_an_mdns_interface_that_is_no_address_of_this_computer_is_refused(
+        address: str, says: str, command: list[str],
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """It went to zeroconf as it was: a traceback (ValueError, or OSError "No such
+    device") from join, a warning about inet_pton from host."""
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--mdns-interface", address, "--browse-time", "0.1"])
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"ginp2p {command[0]}: error: argument --mdns-interface: {says}")
+    assert "127.0.0.1" in last
