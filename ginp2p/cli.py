@@ -155,6 +155,22 @@ def _interface_address(text: str) -> str:
     return str(address)
 
 
+def _given(what: str) -> Callable[[str], str]:
+    """A ``type=`` for a value that must not be empty: an empty folder or file name was
+    taken as none (--log-dir "": the default folder, keys --safety "": the list of
+    keys), or as the current folder (a traceback from resume and export)."""
+
+    def check(text: str) -> str:
+        if not text.strip():
+            raise argparse.ArgumentTypeError(f"empty: {what}")
+        return text
+
+    return check
+
+
+GAME_FILE = _given("give a game's .ginlog file (`ginp2p games` lists them)")
+
+
 def _cmd_rules(args: argparse.Namespace) -> int:
     from .rules import PRESETS, get_preset
 
@@ -1067,7 +1083,7 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _other_copies(p: argparse.ArgumentParser) -> None:
-    p.add_argument("others", nargs="*", metavar="OTHER.ginlog",
+    p.add_argument("others", nargs="*", metavar="OTHER.ginlog", type=GAME_FILE,
                    help="the other player's copy of the same game: the entries of all copies "
                    "are read together, so what one copy lost the other can hold (and two "
                    "different entries at one place prove who made them)")
@@ -1097,7 +1113,8 @@ def _game_options(p: argparse.ArgumentParser, host: bool) -> None:
     g.add_argument("--name", type=_player_name,
                    help=f"your name as the other player sees it: 1 to {NAME_CHARS} characters "
                    "on one line")  # fmt: skip
-    g.add_argument("--log-dir", metavar="DIR",
+    g.add_argument("--log-dir", metavar="DIR", type=_given("give a folder, or leave --log-dir "
+                   "out for the default one"),
                    help="where to keep the game files (default: GINP2P_HOME/games or "
                    "~/.local/share/ginp2p/games)")  # fmt: skip
     if host:
@@ -1134,6 +1151,8 @@ def _host_options(p: argparse.ArgumentParser) -> None:
     n.add_argument("--port", type=_port,
                    help="port to listen on (default 52801; 0: any free port)")
     n.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
+                   type=_given("give an address to listen on, or leave --bind out for every "
+                   "interface"),
                    help="address to listen on (default 0.0.0.0: every interface)")
 
 
@@ -1227,7 +1246,7 @@ def build_parser() -> argparse.ArgumentParser:
   ginp2p games                        the saved games, with their files
   ginp2p resume GAME.ginlog           continue one, as the side you played
   ginp2p resume GAME.ginlog --bot     let the computer play your side""")
-    resume.add_argument("file", metavar="FILE.ginlog",
+    resume.add_argument("file", metavar="FILE.ginlog", type=GAME_FILE,
                         help="the game's log (`ginp2p games` lists them)")
     resume.add_argument("--bot", action="store_true", help="let the computer play this side")
     resume.add_argument("--address", metavar="HOST:PORT", help="guest: the host moved here")
@@ -1243,6 +1262,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "paired with; a safety number; forget a player.")  # fmt: skip
     one = keys.add_mutually_exclusive_group()
     one.add_argument("--safety", metavar="PEER",
+                     type=_given("say whose: a paired player's name or the start of their "
+                     "fingerprint (`ginp2p keys` lists them)"),
                      help="the safety number with a paired player (name or fingerprint)")
     one.add_argument("--forget", metavar="PEER",
                      help="unpin a player (name or fingerprint start): pair again next time")
@@ -1254,7 +1275,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "as said below the file) and the result, then the game's "
                            "file. A game is unfinished until its match ends, dealt or "
                            "not.")  # fmt: skip
-    games.add_argument("--log-dir", metavar="DIR", help="another games folder")
+    games.add_argument("--log-dir", metavar="DIR", help="another games folder",
+                       type=_given("give a folder, or leave --log-dir out for the default "
+                       "one"))  # fmt: skip
     games.set_defaults(func=_cmd_games)
 
     replay = sub.add_parser("replay", help="step through a saved game, or print it",
@@ -1268,9 +1291,11 @@ def build_parser() -> argparse.ArgumentParser:
   ginp2p replay GAME.ginlog --plain --moves  the moves as text
   ginp2p replay A.ginlog B.ginlog            both players' copies, as one""",
                             )  # fmt: skip
-    replay.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    replay.add_argument("file", metavar="GAME.ginlog", type=GAME_FILE, help="a saved game log")
     _other_copies(replay)
     replay.add_argument("--as", dest="view", metavar="VIEW",
+                        type=_given("say whose view: public, host, guest, all, or a player's "
+                        "name"),
                         help="whose view: public, host, guest, all, or a player's name "
                         "(default: the player whose secrets file is beside the log, else "
                         "public)")  # fmt: skip
@@ -1278,6 +1303,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="start at hand N (with --plain: only hand N)")
     replay.add_argument("--ascii", action="store_true", help="cards as 7H/TS, no suit symbols")
     replay.add_argument("--secrets", action="append", metavar="FILE",
+                        type=_given("give a player's .secrets file"),
                         help="a player's .secrets file to read their cards with (repeatable; "
                         "the one beside the log is read anyway)")  # fmt: skip
     text = replay.add_argument_group("text instead of the full-screen viewer")
@@ -1300,7 +1326,7 @@ def build_parser() -> argparse.ArgumentParser:
   ginp2p audit GAME.ginlog --hand 3 hand 3 only; its verdict is the exit code
   ginp2p audit A.ginlog B.ginlog    both players' copies, judged as one
   ginp2p export GAME.ginlog         every deal, move, showdown and score""")  # fmt: skip
-    audit.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    audit.add_argument("file", metavar="GAME.ginlog", type=GAME_FILE, help="a saved game log")
     _other_copies(audit)
     audit.add_argument("--hand", type=int, metavar="N",
                        help="report hand N only (0: the set-up); the exit code is its verdict")
@@ -1325,12 +1351,13 @@ def build_parser() -> argparse.ArgumentParser:
   ginp2p export A.ginlog B.ginlog               both players' copies, as one
   ginp2p export GAME.ginlog --format json -o game.json""",
                             )  # fmt: skip
-    export.add_argument("file", metavar="GAME.ginlog", help="a saved game log")
+    export.add_argument("file", metavar="GAME.ginlog", type=GAME_FILE, help="a saved game log")
     _other_copies(export)
     export.add_argument("--format", choices=("text", "json"), default="text",
                         help="text for people (default) or JSON (schema in docs/audit.md)")
     export.add_argument("--ascii", action="store_true", help="text: cards as 7H/TS")
     export.add_argument("-o", "--output", metavar="FILE",
+                        type=_given("give a file to write, or '-' for the screen"),
                         help="write to FILE (UTF-8), not stdout ('-': stdout)")
     export.set_defaults(func=_cmd_export)
 

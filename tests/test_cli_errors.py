@@ -611,3 +611,40 @@ def test_an_mdns_interface_that_is_no_address_of_this_computer_is_refused(
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith(f"ginp2p {command[0]}: error: argument --mdns-interface: {says}")
     assert "127.0.0.1" in last
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["resume", ""], "argument FILE.ginlog: empty: give a game's .ginlog file"),
+    (["replay", ""], "argument GAME.ginlog: empty: give a game's .ginlog file"),
+    (["export", ""], "argument GAME.ginlog: empty: give a game's .ginlog file"),
+    (["audit", str(FALSE_GIN), ""], "argument OTHER.ginlog: empty: give a game's .ginlog file"),
+    (["export", str(FALSE_GIN), "-o", ""], "argument -o/--output: empty: give a file to "
+                                           "write, or '-' for the screen"),
+    (["games", "--log-dir", ""], "argument --log-dir: empty: give a folder, or leave "
+                                 "--log-dir out for the default one"),
+    (["host", "--log-dir", " "], "argument --log-dir: empty"),
+    (["host", "--bind", ""], "argument --bind: empty: give an address to listen on, or "
+                             "leave --bind out for every interface"),
+    (["keys", "--safety", ""], "argument --safety: empty: say whose: a paired player's name "
+                               "or the start of their fingerprint"),
+    (["replay", str(FALSE_GIN), "--as", ""], "argument --as: empty: say whose view"),
+    (["replay", str(FALSE_GIN), "--secrets", ""], "argument --secrets: empty"),
+])  # fmt: skip
+def test_an_empty_file_folder_or_name_is_refused_not_taken_as_none(
+        args: list[str], says: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """An empty value was read as no option at all (games --log-dir "" listed the default
+    folder, keys --safety "" printed the keys and no safety number) or as the current
+    folder (resume "" and export "" ended in a traceback, export -o "" in "Is a
+    directory"); the audit named the wrong file for an empty second copy."""
+    from ginp2p import cli
+
+    def began(args: Any) -> None:
+        raise AssertionError("the game began")
+
+    monkeypatch.setattr(cli, "_check_common", began)
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == (NO_VERDICT if args[0] == "audit" else 2)
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"ginp2p {args[0]}: error: {says}"), last
