@@ -566,6 +566,9 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     from .identity import load_or_create_identity
 
     path = Path(args.file)
+    if path.is_dir():  # "." or "/": no name to put .ginlog after
+        raise Problem(f"{path} is a folder, not a game: resume the game's .ginlog file "
+                      "(`ginp2p games` lists them)")  # fmt: skip
     if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
         path = path.with_suffix(".ginlog")
     elif path.suffix != ".ginlog":
@@ -1036,6 +1039,8 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
     to_file = args.output not in (None, "-")
     games = [Path(f) for f in (args.file, *args.others)]
+    if folder := next((g for g in games if g.is_dir()), None):  # "/": no name to look beside
+        return fail(f"{folder} is a folder, not a game log")
     own = [f for g in games for f in (g, secrets_path(g), peer_path(g))]
     if to_file and any(_same_file(args.output, str(f)) for f in own):
         return fail(f"{args.output} is one of the game's own files: write the export "

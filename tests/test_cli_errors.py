@@ -648,3 +648,19 @@ def test_an_empty_file_folder_or_name_is_refused_not_taken_as_none(
     assert exc.value.code == (NO_VERDICT if args[0] == "audit" else 2)
     last = capsys.readouterr().err.splitlines()[-1]
     assert last.startswith(f"ginp2p {args[0]}: error: {says}"), last
+
+
+@pytest.mark.parametrize("folder", [".", "/", ".."])
+def test_a_folder_with_no_name_to_go_by_is_no_game_not_a_traceback(
+        folder: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """resume and export put .ginlog, .peer or .secrets after the name they are given:
+    "." and "/" have none (ValueError: PosixPath('.') has an empty name), and resume ..
+    looked for a file called "...ginlog". They say what the audit and replay say."""
+    assert main(["resume", folder]) == 1
+    assert capsys.readouterr().err == (f"ginp2p resume: error: {folder} is a folder, not a "
+                                       "game: resume the game's .ginlog file (`ginp2p games` "
+                                       "lists them)\n")  # fmt: skip
+    for command in (["export", folder], ["export", str(FALSE_GIN), folder], ["replay", folder]):
+        assert main(command) == 1
+        assert capsys.readouterr().err == f"ginp2p {command[0]}: error: {folder} is a folder, " \
+                                          "not a game log\n"
