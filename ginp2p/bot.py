@@ -21,8 +21,11 @@ french, openspiel): the planner (:class:`_Planner`).
 * Take the upcard only when it makes a meld and the hand after taking it is
   worth at least the expected hand after a stock draw.
 
-Other variants (two decks, jokers, rumino, italian) use the older heuristics in
-:func:`_general`. ``greedy`` and ``random_legal`` are the reference opponents.
+Other variants (two decks, jokers, rumino, italian): :class:`_General`, the same
+ideas on lists of cards. Knock or close as soon as the rules allow (rumino: instead
+of drawing, unless a draw makes gin); discard by a one-draw lookahead with the exact
+solver; take the upcard when it beats a stock draw. ``greedy`` and ``random_legal``
+are the reference opponents.
 """
 
 from __future__ import annotations
@@ -54,14 +57,6 @@ from .rules import RuleSet
 
 __all__ = ["choose", "greedy", "random_legal"]
 
-#: How much an "out" (an unseen card that would complete a meld) is worth, in deadwood points.
-OUT_WEIGHT = 0.6
-#: Extra cost of discarding a card the opponent has shown interest in.
-DANGER_WEIGHT = 3.0
-#: The upcard must lower deadwood by at least this much to be worth showing we want it.
-TAKE_MARGIN = 3
-
-
 def choose(state: HandState, player: int) -> Action:
     """The bot's move for ``player`` (who must be the player to move)."""
     view = state.view(player)
@@ -70,34 +65,7 @@ def choose(state: HandState, player: int) -> Action:
     legal = engine.legal_actions(view)
     if _fast_rules(view.rules):
         return _Planner(view, player, legal).choose()
-    return _general(view, legal, player)
-
-
-def _general(view: HandState, legal: list[Action], player: int) -> Action:
-    """Heuristic play for multi-deck, joker and non-``difference`` variants."""
-    if view.phase is Phase.FIRST_UPCARD:
-        if DrawStock() in legal:
-            return DrawStock()
-        return TakeUpcard() if _upcard_helps(view, player) else PassUpcard()
-    if view.phase is Phase.DRAW:
-        knocks = [a for a in legal if isinstance(a, Knock)]
-        if knocks and _should_knock(view, knocks[0], player):
-            if _declared_deadwood(view, player, knocks[0]) == 0:
-                return DrawStock()  # melds 4 + 3: drawing and throwing that card is gin
-            return knocks[0]
-        if DrawDiscard() in legal and _upcard_helps(view, player):
-            return DrawDiscard()
-        return DrawStock()
-    if view.phase is Phase.WALL:
-        closes = [a for a in legal if isinstance(a, WallKnock)]
-        return _best_close(view, closes, player) if closes else WallPass()
-    return _discard_phase(view, legal, player)
-
-
-def _discard_phase(view: HandState, legal: list[Action], player: int) -> Action:
-    return _close_or_discard(
-        view, legal, player, lambda best: _should_knock(view, best, player),
-        lambda discards: min(discards, key=lambda a: _discard_cost(view, player, a.card)))
+    return _General(view, player, legal).choose()
 
 
 def _close_or_discard(view: HandState, legal: list[Action], player: int,
@@ -134,82 +102,6 @@ def _declared_deadwood(view: HandState, player: int, action: Action) -> int:
     return M.deadwood([c for c in cards if c not in melded], view.rules)
 
 
-def _should_knock(view: HandState, action: Action, player: int) -> bool:
-    rules = view.rules
-    dw = _declared_deadwood(view, player, action)
-    limit = rules.knock_limit if rules.knock_limit is not None else 10
-    if rules.knock_instead_of_draw:
-        return dw <= min(limit, 3) or view.stock_left < 20
-    drawn = view.stock_next - (2 * rules.hand_size + 1)
-    # Early knocks rarely get undercut; later, the defender has built melds.
-    if drawn <= 8:
-        return dw <= limit
-    if drawn <= 16:
-        return dw <= min(limit, 6)
-    return dw <= min(limit, 3)
-
-
-def _upcard_helps(view: HandState, player: int) -> bool:
-    up = view.upcard
-    if up is None:
-        return False
-    rules = view.rules
-    cards = view.known_cards(player)
-    now = M.min_deadwood(cards, rules)
-    # Taking it only pays if we then keep it: discard one of our own cards.
-    best = min(M.min_deadwood([*cards[:i], *cards[i + 1 :], up], rules) for i in range(len(cards)))
-    if best <= now - TAKE_MARGIN:
-        return True
-    # Completing a meld is worth showing interest in even for a small gain.
-    melds, _ = M.best_arrangement([*cards, up], rules)
-    return best < now and any(up in m.cards for m in melds)
-
-
-def _discard_cost(view: HandState, player: int, card: Card) -> float:
-    rules = view.rules
-    cards = view.known_cards(player)
-    rest = list(cards)
-    rest.remove(card)
-    dw = M.min_deadwood(rest, rules)
-    unseen = _unseen(view, cards)
-    return dw - OUT_WEIGHT * _outs(rest, unseen, rules) + DANGER_WEIGHT * _danger(
-        view, player, card
-    ) - 0.01 * M.card_value(card, rules)
-
-
-def _unseen(view: HandState, own: Sequence[Card]) -> list[Card]:
-    seen = set(own)
-    seen.update(c for p in view.shown if (c := view.knowledge.card_at(p)) is not None)
-    return [c for c in deck(view.rules.deck_size) if c not in seen]
-
-
-def _outs(kept: Sequence[Card], unseen: Sequence[Card], rules: RuleSet) -> int:
-    """Unseen cards that would complete a new meld with two of the kept cards."""
-    _, dead = M.best_arrangement(kept, rules)
-    faces = {(c.rank, c.suit) for c in kept}
-    count = 0
-    for u in unseen:
-        if u.is_joker:
-            count += 1
-            continue
-        for d in dead:
-            if d.is_joker:
-                continue
-            if d.rank == u.rank and sum(1 for c in kept if c.rank == u.rank) >= 2:
-                count += 1
-                break
-            if d.suit == u.suit and abs(d.rank - u.rank) <= 2 and d.rank != u.rank:
-                lo, hi = min(d.rank, u.rank), max(d.rank, u.rank)
-                mid = [(r, u.suit) for r in range(lo - 1, hi + 2) if r not in (d.rank, u.rank)]
-                if hi - lo == 2 and (lo + 1, u.suit) in faces:
-                    count += 1
-                    break
-                if hi - lo == 1 and any(f in faces for f in mid):
-                    count += 1
-                    break
-    return count
-
-
 def _danger(view: HandState, player: int, card: Card) -> float:
     """How much the opponent seems to want ``card``, from what they picked and threw."""
     if card.is_joker:
@@ -229,6 +121,190 @@ def _danger(view: HandState, player: int, card: Card) -> float:
         if not c.is_joker and c.rank == card.rank:
             danger -= 0.3
     return max(danger, 0.0)
+
+
+# ------------------------------------------------ other variants (two decks, jokers, rumino)
+#
+# The planner's ideas on lists of cards, since a hand may hold two copies of a card or
+# jokers: the exact solver of melds.py values the cards kept by what one more draw
+# would do for them. Two copies of one card meld alike, so hands are memoised by faces.
+
+#: Worth of being able to knock (rumino: at the start of the next turn; with a knock
+#: limit: after the next draw), in deadwood points times its chance.
+GEN_KNOCK_WEIGHT = 60.0
+#: Cost of discarding a card the opponent has shown interest in (times :func:`_danger`).
+GEN_FEED_WEIGHT = 3.0
+#: In the first-upcard round the non-dealer takes the upcard even when it is up to this
+#: much worse than the stock's expected card (deadwood points): a pass lets the dealer
+#: take it.
+GEN_FIRST_UP_MARGIN = 3.0
+
+
+class _General:
+    """One decision in the variants the planner does not take (two decks, jokers, no
+    knock limit, rumino), with its caches."""
+
+    def __init__(self, view: HandState, player: int, legal: list[Action]) -> None:
+        self.view = view
+        self.player = player
+        self.legal = legal
+        self.rules = rules = view.rules
+        self.cards = view.known_cards(player)
+        seen = set(self.cards)
+        seen.update(c for p in view.shown if (c := view.knowledge.card_at(p)) is not None)
+        # One unseen card of each face stands for all its copies: they meld alike.
+        self.faces: dict[int, tuple[Card, int]] = {}
+        n = 0
+        for c in deck(rules.deck_size):
+            if c not in seen:
+                n += 1
+                got = self.faces.get(c.face)
+                self.faces[c.face] = (c, 1) if got is None else (got[0], got[1] + 1)
+        self.n_unseen = max(n, 1)
+        self.limit = rules.knock_limit
+        self.dw_memo: dict[tuple[int, ...], int] = {}
+        self.drop_memo: dict[tuple[int, ...], int] = {}
+        self.draw_memo: dict[tuple[int, ...], tuple[int, float, float]] = {}
+
+    # -- decisions -------------------------------------------------------------------
+    def choose(self) -> Action:
+        view, legal = self.view, self.legal
+        if view.phase is Phase.FIRST_UPCARD:
+            if DrawStock() in legal:
+                return DrawStock()
+            return TakeUpcard() if self.take_upcard() else PassUpcard()
+        if view.phase is Phase.DRAW:
+            knocks = [a for a in legal if isinstance(a, Knock)]
+            # Rumino: knock instead of drawing whenever allowed, except with every card
+            # melded (4 + 3): then drawing and throwing the drawn card is gin, worth 10.
+            if knocks and _declared_deadwood(view, self.player, knocks[0]) > 0:
+                return knocks[0]
+            if DrawDiscard() in legal and self.take_upcard():
+                return DrawDiscard()
+            return DrawStock()
+        if view.phase is Phase.WALL:
+            closes = [a for a in legal if isinstance(a, WallKnock)]
+            return _best_close(view, closes, self.player) if closes else WallPass()
+        # Knock or close as soon as the rules allow. Without a knock limit (italian) this
+        # means at the first chance: waiting only gives the opponent draws.
+        return _close_or_discard(view, legal, self.player, lambda a: True, self.best_discard)
+
+    def best_discard(self, discards: list[Discard]) -> Discard:
+        """The discard whose kept cards are worth most (:meth:`value`), less the risk of
+        feeding the opponent; ties go to the higher card."""
+        rules = self.rules
+        cost: dict[Discard, float] = {}
+        for a in discards:
+            kept = list(self.cards)
+            kept.remove(a.card)
+            cost[a] = self.value(kept) + GEN_FEED_WEIGHT * _danger(self.view, self.player, a.card)
+
+        def key(a: Discard) -> tuple[float, int, int]:
+            return (round(cost[a], 9), -M.card_value(a.card, rules), -a.card.index)
+
+        return min(discards, key=key)
+
+    def take_upcard(self) -> bool:
+        """Take the upcard when the hand after taking it (and the best discard) beats
+        the expected hand after a stock draw. The first upcard is the dealer's only
+        if the non-dealer passed it, and passing it gives the opponent the next draw:
+        the dealer takes it unless it leaves the hand worse."""
+        view = self.view
+        up = view.upcard
+        if up is None:
+            return False
+        cards = self.cards
+        # The card just taken may not go straight back (its twin may).
+        taken = min(
+            self.worth(self.deadwood([*cards[:i], *cards[i + 1 :], up])) for i in range(len(cards))
+        )
+        if view.phase is Phase.FIRST_UPCARD and self.player == view.dealer:
+            return taken <= self.worth(self.deadwood(cards))
+        _, mean, p = self.one_draw(cards)
+        stock = mean - GEN_KNOCK_WEIGHT * p if self.limit is not None else mean
+        margin = GEN_FIRST_UP_MARGIN if view.phase is Phase.FIRST_UPCARD else 0.0
+        return taken < stock + margin
+
+    # -- evaluation --------------------------------------------------------------------
+    def worth(self, dw: int) -> float:
+        """Cards just after a discard, by their deadwood alone (lower is better)."""
+        if self.limit is not None and dw <= self.limit:
+            return dw - GEN_KNOCK_WEIGHT
+        return dw
+
+    def value(self, kept: list[Card]) -> float:
+        """Lower is better: the cards kept after a discard, by what the next draw may do
+        for them (expected deadwood, and the chance to be within the knock limit). In
+        rumino, cards already within the limit may knock at the next turn."""
+        dw0, mean, p = self.one_draw(kept)
+        if self.limit is None:
+            return mean
+        if self.rules.knock_instead_of_draw and dw0 <= self.limit:
+            return dw0 - GEN_KNOCK_WEIGHT
+        return mean - GEN_KNOCK_WEIGHT * p
+
+    def deadwood(self, cards: list[Card]) -> int:
+        key = tuple(sorted(c.face for c in cards))
+        got = self.dw_memo.get(key)
+        if got is None:
+            got = self.dw_memo[key] = M.min_deadwood(cards, self.rules)
+        return got
+
+    def after_drop(self, cards: list[Card]) -> int:
+        """Least deadwood after discarding one of ``cards``."""
+        key = tuple(sorted(c.face for c in cards))
+        got = self.drop_memo.get(key)
+        if got is None:
+            got = self.drop_memo[key] = M.best_discard(cards, self.rules)[1]
+        return got
+
+    def one_draw(self, kept: list[Card]) -> tuple[int, float, float]:
+        """(deadwood now, expected deadwood after a stock draw and the best discard,
+        chance that this is within the knock limit), over every unseen card. A drawn
+        card that can meld with none of the kept ones is either thrown back or kept
+        in place of their best discard, so only the others need the solver."""
+        key = tuple(sorted(c.face for c in kept))
+        got = self.draw_memo.get(key)
+        if got is not None:
+            return got
+        rules = self.rules
+        limit = self.limit
+        dw0 = self.deadwood(kept)
+        dw_drop = self.after_drop(kept)
+        near = _near_faces(kept, rules)
+        total = 0.0
+        knock = 0
+        for face, (card, count) in self.faces.items():
+            if face in near:
+                dw = self.after_drop([*kept, card])
+            else:
+                dw = min(dw0, M.card_value(card, rules) + dw_drop)
+            total += count * dw
+            if limit is not None and dw <= limit:
+                knock += count
+        got = (dw0, total / self.n_unseen, knock / self.n_unseen)
+        self.draw_memo[key] = got
+        return got
+
+
+def _near_faces(cards: Sequence[Card], rules: RuleSet) -> set[int]:
+    """Faces of the cards that could make a meld with some of ``cards``: a joker, the
+    same rank, or the same suit one rank away (two with a joker to fill the gap)."""
+    jokers = sum(1 for c in cards if c.is_joker)
+    reach = 1 + min(jokers, rules.jokers_per_meld)
+    out = {52}
+    for c in cards:
+        if c.suit is None:
+            continue
+        out.update(s * 13 + c.rank - 1 for s in range(4))
+        spots = (c.rank, 14) if c.rank == 1 and rules.ace_high else (c.rank,)
+        for spot in spots:
+            for r in range(spot - reach, spot + reach + 1):
+                if r == 14 and rules.ace_high:
+                    r = 1
+                if 1 <= r <= 13:
+                    out.add(int(c.suit) * 13 + r - 1)
+    return out
 
 
 # ------------------------------------------------------ single-deck planner (classic)
