@@ -212,11 +212,11 @@ def parse_card(text: str) -> Card:
             raise CardParseError(f"{text!r}: there are jokers #0 to #3 only")
         return _ALL[104 + copy]
     if len(body) < 2:
-        raise CardParseError(f"{text!r} is not a card (try 7H, TH, 10♥ or JK)")
+        raise CardParseError(f"{text!r} is not a card (try 7H, 10H, TH or JK)")
     rank = _RANK_BY_TEXT.get(body[:-1])
     suit = _SUIT_BY_CHAR.get(body[-1])
     if rank is None or suit is None:
-        raise CardParseError(f"{text!r} is not a card (try 7H, TH, 10♥ or JK)")
+        raise CardParseError(f"{text!r} is not a card (try 7H, 10H, TH or JK)")
     if not 0 <= copy < 2:
         raise CardParseError(f"{text!r}: a multi-deck has copies #0 and #1 only")
     return _ALL[copy * 52 + int(suit) * 13 + rank - 1]

@@ -235,15 +235,48 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
         return "you cannot knock now" + (f": your deadwood is {held}, over the limit of "
                                          f"{limit}" if over else "")  # fmt: skip
     why = f"you cannot knock discarding {card.pretty()}"
-    if not any(a.kind in ("discard", "knock", "gin") for a in legal):
+    if any(a.kind == "gin" and a.discard == card for a in legal):  # type: ignore[union-attr]
+        return f"discarding {card.pretty()} leaves gin, which scores more: gin " \
+               f"{card.pretty()} goes gin"  # fmt: skip
+    if any(a.kind == "knock" and a.discard is None for a in legal):  # type: ignore[union-attr]
+        return "in these rules you knock instead of drawing, and without a discard: type " \
+               "knock alone"  # fmt: skip
+    if _just_taken(view, me, card):
+        return f"{why}: {_taken_words(card)}"
+    hand = [c for c in view.cards(me) if c is not None]
+    if view.phase is Phase.WALL:  # the wall's knock takes the upcard first
+        hand += [view.upcard] if view.upcard is not None else []
+    elif not any(a.kind in ("discard", "knock", "gin") for a in legal):
         return f"{why} now"
-    rest = [c for c in view.cards(me) if c is not None and c != card]
+    rest = [c for c in hand if c != card]
     left = melds.min_deadwood(rest, view.rules)
     if limit is not None and left > limit:
         why += f": that leaves deadwood {left}, over the limit of {limit}"
     others = [a.discard.pretty() for a in knocks if a.discard is not None]  # type: ignore[union-attr]
-    return why + (f"; you may knock discarding {', '.join(others)}" if others else
+    gins = [a.discard.pretty() for a in legal if a.kind == "gin"]  # type: ignore[union-attr]
+    if others:
+        return f"{why}; you may knock discarding {', '.join(others)}"
+    return why + (f"; you may go gin discarding {', '.join(gins)}" if gins else
                   "; no discard lets you knock now")  # fmt: skip
+
+
+def _just_taken(view: HandState, me: int, card: Any) -> bool:
+    """``card`` is the one just taken from the pile (a discard of it goes straight back)."""
+    return view.taken is not None and view.position_of(me, card) == view.taken
+
+
+def _taken_words(card: Any) -> str:
+    return f"{card.pretty()} was just taken from the pile and cannot go straight back"
+
+
+def _at_the_wall(view: HandState) -> str | None:
+    """At the wall only a knock with the upcard or a pass is left: what any other move
+    is told (else "you cannot draw from the stock now", as if by chance)."""
+    if view.phase is not Phase.WALL:
+        return None
+    up = view.upcard.pretty() if view.upcard is not None else "the upcard"
+    return (f"at the wall the stock is not drawn: you may only knock using the upcard {up} "
+            "(knock CARD takes it and discards CARD) or pass")  # fmt: skip
 
 
 def _passed_up(view: HandState) -> str | None:
@@ -395,8 +428,9 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
         raise CommandError(f"{why}; you can: {hint(legal)}")
 
     if verb in ("stock", "draw", "s"):
-        return pick(lambda a: a.kind == "draw_stock", "you cannot draw from the stock now")
-    passed_up = _passed_up(view)
+        return pick(lambda a: a.kind == "draw_stock",
+                    _at_the_wall(view) or "you cannot draw from the stock now")  # fmt: skip
+    passed_up = _passed_up(view) or _at_the_wall(view)
     if verb in ("pile", "p"):  # the first upcard is the pile's top too
         return pick(lambda a: a.kind in ("draw_discard", "take_upcard"),
                     passed_up or "you cannot take from the pile now")  # fmt: skip
@@ -413,10 +447,9 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if verb in ("discard", "d"):
         if card is None:
             raise CommandError("discard which card? (discard 7h)")
-        back = view.taken is not None and view.position_of(me, card) == view.taken
         return pick(lambda a: a.kind == "discard" and a.card == card,  # type: ignore[union-attr]
-                    f"{card.pretty()} was just taken from the pile and cannot go straight "
-                    "back" if back else f"you cannot discard {card.pretty()} now")  # fmt: skip
+                    _taken_words(card) if _just_taken(view, me, card) else
+                    _at_the_wall(view) or f"you cannot discard {card.pretty()} now")  # fmt: skip
     if verb == "knock":
         return pick(lambda a: a.kind in ("knock", "wall_knock") and a.discard == card,  # type: ignore[union-attr]
                     _no_knock(view, me, legal, card))  # fmt: skip
@@ -427,6 +460,7 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
 
         gins = [k.action for k in knock_options(view, legal)[0] if k.gin]  # the wall's too
         return pick(lambda a: a in gins and a.discard == card,  # type: ignore[union-attr]
+                    _taken_words(card) if _just_taken(view, me, card) else
                     f"discarding {card.pretty()} does not leave a gin hand")  # fmt: skip
     if card is None:
         raise CommandError("rumino with which discard? (rumino 7h)")

@@ -1635,6 +1635,50 @@ def test_at_the_wall_the_line_mode_names_the_upcard_a_knock_takes() -> None:
         assert s.said[mine + 1] == line, s.said
 
 
+def test_a_refused_move_says_the_rule_that_refuses_it() -> None:
+    """Refusals a QA probe of the rare endings met at the line prompt, each of which named
+    no rule or a wrong one: at the wall every move but a knock with the upcard or a pass
+    was "you cannot draw from the stock now" and a knock over the limit "you cannot knock
+    discarding T♠ now"; a knock whose discard leaves gin "no discard lets you knock now";
+    rumino's `knock CARD` before the draw the same; `gin CARD` with the card just taken
+    "does not leave a gin hand"; and the card hint read "7H, TH, TH or JK" in ASCII."""
+    from ginp2p.commands import CommandError, parse_command
+
+    def refused(typed: str, state: HandState) -> str:
+        with pytest.raises(CommandError) as e:
+            parse_command(typed, FakeSession(state, me=state.to_move).proto)
+        return str(e.value)
+
+    wall = at_the_wall("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC")
+    for typed in ("stock", "take", "pile", "discard 2d"):
+        assert refused(typed, wall).startswith(
+            "at the wall the stock is not drawn: you may only knock using the upcard K♣ "
+            "(knock CARD takes it and discards CARD) or pass; you can: pass | knock CARD"), typed
+    assert refused("knock 7h", wall).startswith(  # the upcard counted in: 8♥ 9♥ 2♦ K♠
+        "you cannot knock discarding 7♥: that leaves deadwood 29, over the limit of 10; you "
+        "may knock discarding 2♦, K♠")  # fmt: skip
+
+    gin_hand = "7H 8H 9H 4S 4D 4C JC QC KC 2S", "5S 6S 7S 2D 9D JD QD KD 6C 8C"
+    for rules in (RULES, RULES.with_(knock_limit=0)):
+        drawn = play(deal(rules, *gin_hand, "5H", "TH"), engine.PassUpcard(),
+                     engine.PassUpcard(), DrawStock())  # fmt: skip
+        assert refused("knock 2s", drawn).startswith(
+            "discarding 2♠ leaves gin, which scores more: gin 2♠ goes gin; you can: ")
+    assert refused("knock jc", drawn).startswith(
+        "you cannot knock discarding J♣: that leaves deadwood 22, over the limit of 0; you "
+        "may go gin discarding 2♠")  # fmt: skip
+    taken = play(deal(RULES, *gin_hand, "TH", "5H"), engine.TakeUpcard())
+    assert refused("gin th", taken).startswith(
+        "10♥ was just taken from the pile and cannot go straight back; you can: ")
+
+    rumino = deal(get_preset("rumino"), "AS 2S 3S 4S 7H 7D 7C", "7S 8H 9H KD 2D 9S 6C", "QC",
+                  "KH")  # fmt: skip
+    assert refused("knock 7c", rumino).startswith(
+        "in these rules you knock instead of drawing, and without a discard: type knock "
+        "alone; you can: stock | pile | knock")  # fmt: skip
+    assert refused("pass now", rumino) == "'now' is not a card (try 7H, 10H, TH or JK)"
+
+
 def test_a_pass_at_the_wall_names_who_passed() -> None:
     """One pass at the wall ends the hand unscored: the ending says whose pass it was."""
     h = at_the_wall("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH")
