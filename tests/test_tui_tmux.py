@@ -91,7 +91,6 @@ def hand_cards(screen: str) -> list[str]:
 
 
 def test_a_hand_played_with_keys_to_the_final_score(panes: Callable[..., Pane]) -> None:
-    t0 = time.monotonic()
     # a short match of a few hands: the computer may knock before any discard of ours
     # in one hand, hardly in all of them (a game to 25 once ended after one such hand)
     pane = panes(100, 30, "--ascii", "--set", "game_target=60", "--linger", "2")
@@ -129,8 +128,11 @@ def test_a_hand_played_with_keys_to_the_final_score(panes: Callable[..., Pane]) 
             assert card in hand_cards(text) and len(hand_cards(text)) == 11
             assert f"Enter discards {card}" in text
             pane.keys("Enter")
-            after = pane.wait(lambda s, c=card: f"you discarded {c}" in s, 10)
-            if discarded is None:  # on top of the pile, or just under the computer's discard
+            # a discard that leaves the stock at its end ends the hand: its summary shows
+            after = pane.wait(lambda s, c=card: f"you discarded {c}" in s
+                              or "points this hand" in s, 10)  # fmt: skip
+            if discarded is None and "points this hand" not in after:
+                # on top of the pile, or just under the computer's discard
                 assert re.search(rf"pile {card}\b|under it: {card}\b|Computer took {card}", after)
                 assert card not in hand_cards(after)
                 discarded = card
@@ -142,7 +144,6 @@ def test_a_hand_played_with_keys_to_the_final_score(panes: Callable[..., Pane]) 
     pane.keys("q")
     done = pane.wait("EXIT=", 20)
     assert "EXIT=0" in done and "the match is over" in done
-    assert time.monotonic() - t0 < 60
 
 
 def test_80_by_24_fits_and_ctrl_c_asks_before_leaving(panes: Callable[..., Pane]) -> None:
