@@ -889,6 +889,10 @@ class Session:
             elif self.proto.have()[self.proto.opponent] == 0:  # it paused before its hello
                 self.say(f"{self.opponent_name} left before the game began; this game waits "
                          "for them to join again")  # fmt: skip
+            elif self.finishing is None and not self.begun:  # at the rules question
+                self.say(f"{self.opponent_name} left ({frame.reason or 'no reason given'}) "
+                         "before you answered about the rules: yes keeps the game, saved, "
+                         "for when they come back; no ends it")  # fmt: skip
             elif self.finishing is None:
                 self.say(f"{self.opponent_name} left ({frame.reason or 'no reason given'}); "
                          "the game is saved on both sides")  # fmt: skip

@@ -246,9 +246,11 @@ def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) 
 def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         tmp_path: Path) -> None:  # fmt: skip
     """Its hello is out: the guest may still say yes and wait, so the host's files stay
-    and `ginp2p resume` can go on."""
+    and `ginp2p resume` can go on. The guest is told so: it was told "the game is saved
+    on both sides" while its own side, not yet answered, held nothing."""
     h = host(tmp_path / "h", "--preset", "hoyle")
     g = _human_guest(tmp_path / "g", h.join_string(), "")
+    assert g.stdin is not None
     try:
         _read_until(g, "play by these rules?")
         h.kill(signal.SIGTERM)
@@ -256,6 +258,22 @@ def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         assert "SIGTERM: left the game; resume it with: ginp2p resume" in h.output
         assert "not kept" not in h.output
         assert h.game_file().exists() and h.game_file().with_suffix(".secrets").exists()
+        told = _read_until(g, "Hosta left (")
+        assert "Hosta left (left for now; the game can be resumed) before you answered " \
+               "about the rules: yes keeps the game, saved, for when they come back" in told
+        assert "saved on both sides" not in told
+        (ours,) = (tmp_path / "g" / "games").glob("*.ginlog")
+        before = ours.stat().st_size
+        g.stdin.write("yes\n")  # its hello is stored: the game is kept
+        g.stdin.flush()
+        deadline = time.monotonic() + 20
+        while ours.stat().st_size == before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        g.send_signal(signal.SIGTERM)
+        left = g.communicate(timeout=30)[0]
+        # (by the signal, or by the end of its input that communicate() closes)
+        assert f"left the game; resume it with: ginp2p resume {ours}" in left, left
+        assert ours.exists() and "not kept" not in left
     finally:
         g.kill()
 
