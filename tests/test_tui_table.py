@@ -296,6 +296,24 @@ def test_the_table_fits_80_columns_in_ascii_without_colour() -> None:
     assert tight[at + 1].index("^^") == tight[at].index("K♠")
 
 
+def test_a_hand_all_melded_before_the_draw_is_no_gin_yet() -> None:
+    """Rumino's seven cards all melded at the start of a turn are a knock at 0 (or a draw
+    that may go gin): the hand said "gin!" under them. After the draw, all eleven cards
+    melded are one (big gin)."""
+    rumino = get_preset("rumino")
+    h = deal(rumino, "AS 2S 3S 4S 7H 7D 7C", "7S 8H 9H KD 2D 9S 6C", "QC", "KH")
+    before = texts(hand_rows(build_view(Situation(me=0, names=NAMES, match=MatchState(
+        rules=rumino, dealer=1, hand_no=1, hand=h), hand=h.view(0), my_turn=True)), ASCII,
+        None))
+    assert "[AS 2S 3S 4S] [7H 7D 7C] = 0" in before and "gin!" not in before, before
+    big = play(deal(RULES, "7H 8H 9H 4S 4D 4C JC QC KC 4H", "5S 6S 7S 2D 9D JD QD KD 6C 8C",
+                    "5H", "TH"), engine.PassUpcard(), engine.PassUpcard(), DrawStock())
+    after = texts(hand_rows(build_view(Situation(me=0, names=NAMES, match=MatchState(
+        rules=RULES, dealer=1, hand_no=1, hand=big), hand=big.view(0), my_turn=True)), ASCII,
+        None))
+    assert "gin!" in after, after
+
+
 def test_a_terminal_too_small_for_the_table_says_so(pipe: Any) -> None:
     s = FakeSession(drawn_hand())
 

@@ -17,6 +17,7 @@ from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.utils import get_cwidth
 
 from ..cards import Card
+from ..engine import Phase
 from ..melds import Layoff, Meld
 from ..rules import RuleSet
 from ..words import commands_in, count, preset_short, rules_help
@@ -280,7 +281,11 @@ def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12,
             tokens.append((row, marks))
         dead_started = dead_started or not g.meld
         units += [tokens] if g.meld else [[t] for t in tokens]
-    units.append([([("class:title", f"= {v.deadwood}" if dead_started else "gin!")], "")])
+    # every card melded is a gin only once the hand may go gin: before the draw (rumino's
+    # seven, say) it is a knock at 0, and the draw may still make the gin
+    early = v.phase in (Phase.FIRST_UPCARD, Phase.DRAW)
+    units.append([([("class:title", f"= {v.deadwood}" if dead_started or early else "gin!")],
+                   "")])  # fmt: skip
     whole = label + sum(_width(r) + 1 for unit in units for r, _ in unit) - 1
     if label > 1 and whole > width:
         return hand_rows(v, look, selected, 1, width)
