@@ -22,6 +22,8 @@ if TYPE_CHECKING:
     from .tui.view import Draft
 
 __all__ = [
+    "HELP_WORDS",
+    "QUIT_WORDS",
     "SHORT_CLAIM_TIMEOUT",
     "Act",
     "ChatCmd",
@@ -215,6 +217,10 @@ MOVE_VERBS = frozenset({"stock", "draw", "s", "pile", "p", "take", "pass", "disc
 
 RULES_ANSWERS = ("yes", "y", "no", "n")
 """The guest's answers to the host's rules."""
+QUIT_WORDS = ("quit", "exit", "q")
+"""The words of ``quit`` (the wait before the game reads them too)."""
+HELP_WORDS = ("help", "?", "h")
+"""The words of ``help``."""
 
 
 def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
@@ -241,7 +247,7 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
     if any(a.kind == "knock" and a.discard is None for a in legal):  # type: ignore[union-attr]
         return "in these rules you knock instead of drawing, and without a discard: type " \
                "knock alone"  # fmt: skip
-    if _just_taken(view, me, card):
+    if engine.forbidden_discard(view) == card:
         return f"{why}: {_taken_words(card)}"
     hand = [c for c in view.cards(me) if c is not None]
     if view.phase is Phase.WALL:  # the wall's knock takes the upcard first
@@ -258,11 +264,6 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
         return f"{why}; you may knock discarding {', '.join(others)}"
     return why + (f"; you may go gin discarding {', '.join(gins)}" if gins else
                   "; no discard lets you knock now")  # fmt: skip
-
-
-def _just_taken(view: HandState, me: int, card: Any) -> bool:
-    """``card`` is the one just taken from the pile (a discard of it goes straight back)."""
-    return view.taken is not None and view.position_of(me, card) == view.taken
 
 
 def _taken_words(card: Any) -> str:
@@ -390,11 +391,11 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     laid = next((i for i, w in enumerate(args) if w.startswith("[") or w.lower() == "lay"),
                 None)  # melds and layoffs chosen by hand, after the discard  # fmt: skip
     declared, args = (" ".join(args[laid:]), args[:laid]) if laid is not None else ("", args)
-    if verb in ("help", "?", "h"):
+    if verb in HELP_WORDS:
         return "help"
     if verb in ("look", "table", "hand", "l"):
         return "look"
-    if verb in ("quit", "exit", "q"):
+    if verb in QUIT_WORDS:
         return QuitCmd()
     if verb == "resign":
         return ResignCmd(" ".join(args))
@@ -448,7 +449,7 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
         if card is None:
             raise CommandError("discard which card? (discard 7h)")
         return pick(lambda a: a.kind == "discard" and a.card == card,  # type: ignore[union-attr]
-                    _taken_words(card) if _just_taken(view, me, card) else
+                    _taken_words(card) if engine.forbidden_discard(view) == card else
                     _at_the_wall(view) or f"you cannot discard {card.pretty()} now")  # fmt: skip
     if verb == "knock":
         return pick(lambda a: a.kind in ("knock", "wall_knock") and a.discard == card,  # type: ignore[union-attr]
@@ -460,7 +461,7 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
 
         gins = [k.action for k in knock_options(view, legal)[0] if k.gin]  # the wall's too
         return pick(lambda a: a in gins and a.discard == card,  # type: ignore[union-attr]
-                    _taken_words(card) if _just_taken(view, me, card) else
+                    _taken_words(card) if engine.forbidden_discard(view) == card else
                     f"discarding {card.pretty()} does not leave a gin hand")  # fmt: skip
     if card is None:
         raise CommandError("rumino with which discard? (rumino 7h)")

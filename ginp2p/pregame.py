@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from . import peers
-from .commands import RULES_ANSWERS
+from .commands import HELP_WORDS, QUIT_WORDS, RULES_ANSWERS
 from .identity import Identity, fingerprint
 from .net import (
     BadFrame,
@@ -345,11 +345,6 @@ class PipedLines:
             yield line
 
 
-_QUIT_WORDS = ("quit", "exit", "q")
-_HELP_WORDS = ("help", "?", "h")
-"""The words of ``quit`` and ``help``, as :func:`~ginp2p.commands.parse_command` reads them."""
-
-
 @dataclass(frozen=True, slots=True)
 class _WaitWords:
     """What a person waits for before the game, and what leaving then means."""
@@ -424,12 +419,12 @@ async def _pipe_while_waiting(piped: PipedLines, words: _WaitWords,
     every line after it wait for (a script's `quit` after its moves is not a quit now)."""
     while (line := await piped.peek()) is not None:
         verb = line.split()[0].lower() if line.split() else ""
-        if verb and verb not in _QUIT_WORDS + _HELP_WORDS:
+        if verb and verb not in QUIT_WORDS + HELP_WORDS:
             await asyncio.Future()  # until the game begins (the wait is cancelled)
         piped.take()
-        if verb in _QUIT_WORDS:
+        if verb in QUIT_WORDS:
             return "quit"
-        if verb in _HELP_WORDS:
+        if verb in HELP_WORDS:
             say(words.help(terminal=False))
     return "ended"
 
@@ -458,9 +453,9 @@ async def _prompt_while_waiting(words: _WaitWords, say: Callable[[str], None]) -
             verb = line.split()[0].lower() if line.split() else ""
             if not verb:
                 continue
-            if verb in _QUIT_WORDS:
+            if verb in QUIT_WORDS:
                 return "quit"
-            if verb in _HELP_WORDS:
+            if verb in HELP_WORDS:
                 say(words.help(terminal=True))
             elif words.rules_to_come and verb in RULES_ANSWERS:
                 say("? the host's rules have not come yet: answer yes or no once they are "
