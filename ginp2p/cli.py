@@ -141,10 +141,9 @@ def _interface_address(text: str) -> str:
                                          "computer's address on the network to use, e.g. "
                                          "192.168.1.5 (127.0.0.1: this computer only)") from None
     try:
-        import ifaddr
+        from .discovery import own_addresses
 
-        mine = [ipaddress.ip_address(ip.ip if isinstance(ip.ip, str) else ip.ip[0])
-                for adapter in ifaddr.get_adapters() for ip in adapter.ips]  # fmt: skip
+        mine = [ipaddress.ip_address(a) for a in own_addresses()]
     except Exception:  # no list of this computer's addresses: zeroconf will tell
         return str(address)
     plain = ipaddress.ip_address(str(address).split("%")[0])  # without an IPv6 scope

@@ -44,6 +44,7 @@ __all__ = [
     "browse",
     "format_join",
     "lan_addresses",
+    "own_addresses",
     "parse_join",
 ]
 
@@ -175,9 +176,9 @@ class Found:
         return format_join(self.addresses[0], self.port, self.key)
 
 
-def lan_addresses(ip_version: IPVersion = IPVersion.All) -> list[str]:
-    """This machine's non-loopback unicast addresses (IPv6 link-local left out:
-    without a scope id nobody else can use them)."""
+def own_addresses(ip_version: IPVersion = IPVersion.All) -> list[str]:
+    """Every address of this computer's interfaces, loopback and link-local included,
+    as text (an IPv6 address without its scope): what ``--mdns-interface`` may name."""
     found: list[str] = []
     for adapter in ifaddr.get_adapters():
         for ip in adapter.ips:
@@ -186,6 +187,13 @@ def lan_addresses(ip_version: IPVersion = IPVersion.All) -> list[str]:
                     found.append(ip.ip)
             elif ip_version is not IPVersion.V4Only:
                 found.append(ip.ip[0])
+    return found
+
+
+def lan_addresses(ip_version: IPVersion = IPVersion.All) -> list[str]:
+    """This machine's non-loopback unicast addresses (IPv6 link-local left out:
+    without a scope id nobody else can use them)."""
+    found = own_addresses(ip_version)
     keep = []
     for a in found:
         addr = ipaddress.ip_address(a)
