@@ -291,6 +291,7 @@ def _result_json(r: HandResult | None) -> dict[str, Any] | None:
         "points": list(r.points),
         "gin": r.gin,
         "undercut": r.undercut,
+        "at_the_wall": r.at_the_wall,
     }
 
 

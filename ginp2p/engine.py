@@ -16,7 +16,7 @@ difference between variants is a field of :class:`~ginp2p.rules.RuleSet`.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any, ClassVar, Protocol
 
@@ -282,6 +282,8 @@ class HandResult:
     #: Who ended the hand other than by a knock: who passed at the wall or resigned
     #: (None for any other end), so that the words can name them, as they name a knocker.
     ended_by: int | None = None
+    #: The knock took the upcard at the wall (openspiel), where the stock is not drawn.
+    at_the_wall: bool = False
 
     @property
     def scored(self) -> bool:
@@ -903,6 +905,8 @@ _HANDLERS: dict[tuple[Phase, type], Callable[[HandState, Any], HandState]] = {
 
 def _finish(state: HandState, end: HandEnd, resigner: int | None = None) -> HandState:
     result = _score(state, end, resigner)
+    if any(isinstance(a, WallKnock) for _, a in state.moves):
+        result = replace(result, at_the_wall=True)
     return _replace(state, phase=Phase.OVER, end=end, result=result, showing=())
 
 

@@ -62,6 +62,7 @@ def _result(r: HandResult, names: Sequence[str], rules: RuleSet | None) -> dict[
         "points": list(r.points),
         "gin": r.gin,
         "undercut": r.undercut,
+        "at_the_wall": r.at_the_wall,
         "text": result_words(r, names),
         # the points' making, as the table's summary says it (the text says who scored)
         "reasons": score_reasons(r, rules, names.__getitem__, total=False) if rules else [],

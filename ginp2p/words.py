@@ -141,8 +141,9 @@ def ending(r: HandResult, who: Callable[[int], str]) -> str:
     if r.knocker is None or r.end not in _KNOCKS:
         return END_WORDS.get(r.end, str(r.end))
     verb = "went big gin" if r.end is HandEnd.BIG_GIN else "went gin" if r.gin else "knocked"
+    wall = " at the wall" if r.at_the_wall else ""
     undercut = f", undercut by {who(1 - r.knocker)}" if r.undercut else ""
-    return f"{who(r.knocker)} {verb}{undercut}"
+    return f"{who(r.knocker)} {verb}{wall}{undercut}"
 
 
 def result_words(r: HandResult, names: Sequence[str]) -> str:

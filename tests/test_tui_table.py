@@ -1697,6 +1697,28 @@ def test_a_refused_move_says_the_rule_that_refuses_it() -> None:
     assert refused("pass now", rumino) == "'now' is not a card (try 7H, 10H, TH or JK)"
 
 
+def test_a_knock_at_the_wall_says_it_was_at_the_wall() -> None:
+    """A knock with the upcard at the wall ends like a knock but was no ordinary turn:
+    the summary, the log line and the export and audit say where it was made."""
+    wall = at_the_wall("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC")
+    knock = next(a for a in engine.legal_actions(wall.view(1))
+                 if a.kind == "wall_knock" and a.discard == c("KS"))  # type: ignore[union-attr]  # fmt: skip
+    h = engine.apply(wall, knock)
+    h = engine.apply(h, engine.legal_actions(h.view(0))[0])  # Ann shows
+    r = h.result
+    assert r is not None and r.at_the_wall and r.knocker == 1
+    assert hand_summary(4, r, (0, 0), 1, NAMES, get_preset("openspiel")).headline \
+        .startswith("hand 4: you knocked at the wall")  # fmt: skip
+    line = log_line(HandScored(4, r, (0, 0)), 0, NAMES)
+    assert line.startswith("hand 4: Bot knocked at the wall"), line
+    from ginp2p.audit import _result_json
+    from ginp2p.export import _result
+
+    assert _result(r, NAMES, None)["at_the_wall"] and _result_json(r)["at_the_wall"]  # type: ignore[index]
+    ordinary = engine.apply(wall, engine.Resign(0)).result  # no knock: not at the wall
+    assert ordinary is not None and not ordinary.at_the_wall
+
+
 def test_a_pass_at_the_wall_names_who_passed() -> None:
     """One pass at the wall ends the hand unscored: the ending says whose pass it was."""
     h = at_the_wall("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH")
