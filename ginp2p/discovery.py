@@ -4,7 +4,8 @@ Discovery is a convenience, never trusted: anyone on the LAN can advertise any n
 and any key. What a guest learns here only tells it where to connect and which key
 to expect; the pinned key (or the pairing code, the first time) is what decides.
 Multicast is often filtered (guest Wi-Fi, VLANs, containers), so the join string
-``HOST:PORT/KEY`` and plain ``HOST:PORT`` always work without it.
+``HOST:PORT/KEY`` always works without it; plain ``HOST:PORT`` takes the key from the
+advertisement at that address, so it needs one.
 
 The key text encoding (lowercase base32, no padding: 52 letters for 32 bytes) is
 defined here once and used by the join string, the TXT record and ``peers.json``.
