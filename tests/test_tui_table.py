@@ -1027,6 +1027,8 @@ def test_a_key_the_table_has_no_use_for_says_so(pipe: Any) -> None:
         assert "x does nothing here" not in screen(player), "said, not logged"
         await send("\x0c")  # Ctrl-L: prompt_toolkit's redraw, not an unknown key
         assert player.message[1].startswith("D does nothing here")
+        await send("\x1a")  # Ctrl-Z: no shell job control in a full-screen table
+        assert player.message[1].startswith("Ctrl-Z does not pause a game")
         chosen = player.selected
         await send("\x1b[C")
         assert player.selected != chosen and player.message == ("", "")

@@ -722,7 +722,13 @@ class TablePlayer:
     def _unknown_key(self, event: KeyPressEvent) -> None:
         """A key the table has no use for says so, in place of the last message: silence
         left that message on screen as if it were the key's answer."""
-        name = key_name(event.key_sequence[0].key)
+        key = event.key_sequence[0].key
+        if key == Keys.ControlZ:  # a shell's suspend: the table reads it as a key instead
+            self.message = ("class:error", "Ctrl-Z does not pause a game: the other player "
+                            "would wait on a silent table (Ctrl-C leaves; the game is saved)")
+            self.refresh()
+            return
+        name = key_name(key)
         if name is not None:
             # a capital of a table key is most likely Caps Lock, which the player cannot see
             caps = " (the keys are lower case: is Caps Lock on?)" \
