@@ -63,7 +63,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
             for p in (0, 1):
                 d = r.declarations[p]
                 if d is not None:
-                    melds = "  ".join(" ".join(c.pretty() for c in mm.cards) for mm in d.melds)
+                    melds = "  ".join(" ".join(c.pretty() for c in mm.in_order) for mm in d.melds)
                     dead = " ".join(c.pretty() for c in d.deadwood_cards)
                     lays = " ".join(lay.card.pretty() for lay in d.layoffs)
                     say(f"    {names[p]:<6} melds [{melds}] deadwood [{dead}] = {d.deadwood}"

@@ -255,6 +255,29 @@ def test_selfplay_names_every_player_who_scores(capsys: pytest.CaptureFixture[st
     assert sum(len(re.findall(r"[+-]\d+", x.partition(" - ")[2])) == 2 for x in lines) > 1
 
 
+def test_selfplay_verbose_shows_runs_in_sequence(capsys: pytest.CaptureFixture[str]) -> None:
+    """-v lists each player's melds: a run reads in order, a joker where it stands and an
+    ace after the king when it is high (``Q♣ K♣ A♣``, ``8♣ JK 10♣``), as at the table.
+    It printed the cards as the meld kept them (``A♣ Q♣ K♣``, ``8♣ 10♣ JK``)."""
+    from ginp2p.cards import parse_card
+
+    assert main(["selfplay", "--preset", "rumino", "--seed", "5", "-v"]) == 0
+    runs = 0
+    for line in capsys.readouterr().out.splitlines():
+        if "melds [" not in line:
+            continue
+        for meld in line.split("melds [")[1].split("]")[0].split("  "):
+            ranks = [parse_card(c.rstrip("′")).rank for c in meld.split()]  # 0: a joker
+            if len(ranks) < 3 or len(set(ranks) - {0}) == 1:
+                continue  # none, or a set
+            runs += 1
+            first = next(i for i, r in enumerate(ranks) if r)
+            low = ranks[first] - first
+            for i, rank in enumerate(ranks):
+                assert rank in (0, low + i) or (rank == 1 and low + i == 14), line
+    assert runs >= 5
+
+
 def test_a_damaged_key_is_reported_and_kept(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
