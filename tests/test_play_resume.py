@@ -137,9 +137,9 @@ def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> N
     It is told to resume; with `--new` it still takes nothing of the old game into a
     new file (it used to write entries of its own over the old ones: the host then saw
     a cheat). `resume` then finishes the match, and both logs are equal and clean."""
-    from .test_session_support import guest, host
+    from .test_session_support import LONGER, guest, host
 
-    h = host(tmp_path / "h", "--set", "game_target=300")
+    h = host(tmp_path / "h", *LONGER)
     join = h.join_string()
     dead = guest(tmp_path / "g", join, env={"GINP2P_CRASH_AT": "send:40"}, name="dead")
     assert dead.wait() == -signal.SIGKILL, dead.output
@@ -364,9 +364,9 @@ def test_a_guest_whose_host_moved_is_told_how_to_follow(tmp_path: Path) -> None:
     to follow it; `resume --address` then finishes the match."""
     from ginp2p.session import MOVED_HINT_S
 
-    from .test_session_support import guest, host
+    from .test_session_support import LONGER, guest, host
 
-    h = host(tmp_path / "h", "--set", "game_target=300")
+    h = host(tmp_path / "h", *LONGER)
     g = guest(tmp_path / "g", h.join_string(), "-v", "--linger", "1")
     try:
         g.wait_for(r"drew")

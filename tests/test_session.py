@@ -26,6 +26,7 @@ from ginp2p.log import GUEST, HOST, Entry
 
 from .test_session_support import (
     CODE,
+    LONGER,
     Peer,
     assert_same_and_clean,
     entries,
@@ -207,7 +208,7 @@ def test_two_crossed_claims_are_settled_and_the_match_goes_on(tmp_path: Path) ->
     host comes back, sends the move, and claims the guest's answer. When the guest
     comes back too, the move beats the guest's claim and the host's claim is void
     against the answer: the match goes on to its end on both sides."""
-    target = ["--set", "game_target=400", "--claim-timeout", "3"]
+    target = [*LONGER, "--claim-timeout", "3"]
     h = host(tmp_path / "h", *target, env={"GINP2P_CRASH_AT": "send:40"})
     g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
     assert h.wait() == -signal.SIGKILL, h.output
