@@ -8,11 +8,14 @@ network.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import time
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from . import peers
+from . import __version__, peers
 from .gamefiles import PeerFile, peer_path
 from .log import GUEST, HOST, Log
 from .logfile import FileError, LogFile, NotAFile, SecretsFile, read_records, secrets_path
@@ -151,18 +154,95 @@ def _local_time(created: str) -> str:
     return when.strftime(_WHEN)
 
 
+@dataclass(frozen=True, slots=True)
+class _Summary:
+    """What the listing takes from a game's audit."""
+
+    entries: int
+    names: tuple[str, str]
+    preset: str | None
+    changes: str
+    scores: tuple[int, int] | None
+    end: str | None
+    winner: int | None
+    verdict: str
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> _Summary:
+        """Back from the cache file; TypeError, KeyError or ValueError if it is not one."""
+        scores = d["scores"]
+        return cls(int(d["entries"]), (str(d["names"][0]), str(d["names"][1])), d["preset"],
+                   str(d["changes"]), None if scores is None else (int(scores[0]), int(scores[1])),
+                   d["end"], d["winner"], str(d["verdict"]))  # fmt: skip
+
+
+#: The listing's memory of audits, in the games folder: an audit is a few tens of ms
+#: (it checks every shuffle), and a folder of a hundred games was seconds to list. A
+#: file's summary is reused while its size, time and inode (and this version) are those
+#: it was audited at; a game in play grows, so it is audited again.
+CACHE_NAME = ".games-cache.json"
+
+
+class _Audits:
+    def __init__(self, directory: Path) -> None:
+        self.path = directory / CACHE_NAME
+        self.known: dict[str, Any] = {}
+        self.changed = False
+        with contextlib.suppress(OSError, ValueError):
+            known = json.loads(self.path.read_text())
+            if isinstance(known, dict) and known.get("version") == __version__:
+                self.known = known.get("games", {})
+
+    def summary(self, path: Path) -> _Summary:
+        """The audit's summary of the game at ``path``, from memory if the file has not
+        changed. OSError, NotAFile or the audit's own exception if it cannot be read."""
+        from .audit import audit
+
+        st = path.stat()
+        stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
+        kept = self.known.get(path.name)
+        if isinstance(kept, dict) and kept.get("stamp") == stamp:
+            with contextlib.suppress(TypeError, KeyError, ValueError):
+                return _Summary.from_json(kept["summary"])
+        r = audit(path)
+        s = _Summary(r.entries, r.names, r.preset,
+                     settings_words(r.rules.changes()) if r.rules is not None else "",
+                     r.scores, r.end, r.winner, r.verdict.value)  # fmt: skip
+        self.known[path.name] = {"stamp": stamp, "summary": asdict(s)}
+        self.changed = True
+        return s
+
+    def save(self, listed: set[str]) -> None:
+        """Keep what was learnt, for the files still there: private as the logs are, and
+        atomically (two listings at once each write a whole file). A folder that cannot be
+        written is listed slowly."""
+        if not self.changed and listed >= self.known.keys():
+            return
+        games = {name: v for name, v in self.known.items() if name in listed}
+        tmp = self.path.with_name(f"{CACHE_NAME}.{os.getpid()}")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with open(fd, "w") as f:
+                json.dump({"version": __version__, "games": games}, f)
+            os.replace(tmp, self.path)
+        except OSError:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
 def list_games(directory: Path) -> list[GameInfo]:
     """Every game in ``directory`` (newest first): date, opponent, preset, result. A
     guest's file that never began (:func:`rules_accepted`) is no game. A game is
     ``unfinished`` until the match ends, as `join` calls it, dealt or not: one whose
     opponent never answered (a `play` left at once) can still be resumed.
 
-    Each log is read through the audit (read-only, no lock): a few tens of ms a game.
+    Each log is read through the audit (read-only, no lock): a few tens of ms a game,
+    remembered in the folder's :data:`CACHE_NAME` while the file is unchanged.
     """
-    from .audit import audit
-
+    audits = _Audits(directory)
     out: list[GameInfo] = []
-    for path in sorted(directory.glob("*.ginlog"), reverse=True):
+    paths = sorted(directory.glob("*.ginlog"), reverse=True)
+    for path in paths:
         try:
             side: PeerFile | None = PeerFile.load(peer_path(path))
         except ValueError:
@@ -175,13 +255,13 @@ def list_games(directory: Path) -> list[GameInfo]:
         opponent, preset, result = "?", "?", "no entries"
         changes = ""
         try:
-            r = audit(path)
+            r = audits.summary(path)
             if r.entries and hellos is not None and not hellos[1 - me]:
                 opponent = _awaited(side)  # not the log's stand-in, "guest"
             elif r.entries:
                 opponent = r.names[1 - me] or "?"
             preset = r.preset or "?"
-            changes = settings_words(r.rules.changes()) if r.rules is not None else ""
+            changes = r.changes
             if r.scores is not None:
                 mine, theirs = r.scores[me], r.scores[1 - me]
                 if r.end is not None and r.winner is not None:
@@ -192,8 +272,8 @@ def list_games(directory: Path) -> list[GameInfo]:
                     result = f"unfinished, {mine} to {theirs}"
             elif r.entries:
                 result = "unfinished, not dealt yet"
-            if r.verdict.value not in ("clean", "incomplete"):
-                result += f" [audit: {r.verdict.value}]"
+            if r.verdict not in ("clean", "incomplete"):
+                result += f" [audit: {r.verdict}]"
         except OSError as exc:
             result = f"unreadable: {exc.strerror or exc}"
         except NotAFile:
@@ -206,6 +286,7 @@ def list_games(directory: Path) -> list[GameInfo]:
                 date = time.strftime(_WHEN, time.localtime(path.stat().st_mtime))
         role = side.role if side is not None else "?"
         out.append(GameInfo(path, date, role, opponent, preset, result, changes))
+    audits.save({p.name for p in paths})
     return out
 
 

@@ -356,6 +356,47 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
     assert table[-1].startswith("    ") and table[-2].startswith("  * italian-jokers with ")
 
 
+def test_games_remembers_the_audit_of_a_file_that_did_not_change(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The listing audits every game, every shuffle checked: a folder of a hundred games
+    took seconds. It now remembers each file's summary while the file is unchanged, and
+    audits again a file that changed (a game that went on, another game copied over
+    it); a memory that is damaged is ignored. The listing is the same either way."""
+    import ginp2p.audit
+    from ginp2p.games import CACHE_NAME
+
+    games = tmp_path / "home" / "games"
+    games.mkdir(parents=True)
+    shutil.copy(CORPUS / "clean-hoyle.ginlog", games / "a.ginlog")
+    shutil.copy(FALSE_GIN, games / "b.ginlog")
+    assert main(["games"]) == 0
+    first = capsys.readouterr().out
+    assert "[audit: cheated]" in first and "hoyle" in first
+    audited: list[str] = []
+    real = ginp2p.audit.audit
+
+    def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
+        audited.append(Path(path).name)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ginp2p.audit, "audit", counted)
+    assert main(["games"]) == 0
+    assert capsys.readouterr().out == first and audited == []
+    later = (games / "a.ginlog").stat().st_mtime_ns + 10**9
+    os.utime(games / "a.ginlog", ns=(later, later))
+    assert main(["games"]) == 0
+    assert capsys.readouterr().out == first and audited == ["a.ginlog"]
+    shutil.copy(CORPUS / "clean-rumino.ginlog", games / "b.ginlog")
+    assert main(["games"]) == 0
+    now = capsys.readouterr().out
+    assert audited == ["a.ginlog", "b.ginlog"] and "cheated" not in now and "rumino" in now
+    (games / CACHE_NAME).write_text('{"version": "0.1.0", "games": {"a.ginlog": 7}')
+    assert main(["games"]) == 0
+    assert capsys.readouterr().out == now and audited[2:] == ["b.ginlog", "a.ginlog"]
+    assert (games / CACHE_NAME).stat().st_mode & 0o077 == 0, "private, as the logs are"
+
+
 def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """A game left before the first deal was "not started", against "guest" (the log's
