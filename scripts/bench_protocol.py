@@ -15,7 +15,9 @@ or a faster machine still compare:
   round trip (the same plus the log, the linear order and the engine, both sides);
 * sign and verify of one entry;
 * the audit of one hand and of a whole match (``ginp2p.audit``);
-* bytes of log per hand.
+* bytes of log per hand;
+* ``ginp2p games`` over a folder of the corpus's clean logs: every game audited (no
+  memory of earlier listings), and listed again with the audits remembered.
 """
 
 from __future__ import annotations
@@ -25,8 +27,10 @@ import hashlib
 import os
 import platform
 import random
+import shutil
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
@@ -43,6 +47,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from ginp2p import audit, shuffle
 from ginp2p.engine import DrawStock, PassUpcard
 from ginp2p.fakelink import FakeLink, Faults, Side, make_pair
+from ginp2p.games import CACHE_NAME, list_games
 from ginp2p.log import sign_entry
 from ginp2p.rules import RuleSet, get_preset
 from ginp2p.table import HandDealt
@@ -73,6 +78,24 @@ def measure(fn: Callable[[], Any], reps: int, per: int = 1) -> tuple[float, floa
         times.append(t)
         ratios.append(t / ref)
     return statistics.median(times), statistics.median(ratios)
+
+
+def bench_listing(count: int, reps: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """``list_games`` of ``count`` logs: first with nothing remembered, then again."""
+    corpus = sorted((Path(__file__).resolve().parent.parent / "tests" / "corpus")
+                    .glob("clean-*.ginlog"))  # fmt: skip
+    with tempfile.TemporaryDirectory() as d:
+        folder = Path(d)
+        for i in range(count):
+            shutil.copy(corpus[i % len(corpus)], folder / f"{i:04}-{corpus[i % len(corpus)].name}")
+
+        def first() -> None:
+            (folder / CACHE_NAME).unlink(missing_ok=True)
+            assert len(list_games(folder)) == count
+
+        cold = measure(first, reps, count)
+        warm = measure(lambda: list_games(folder), reps, count)
+    return cold, warm
 
 
 def dealt(link: FakeLink) -> bool:
@@ -181,6 +204,8 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="runs per figure (default 5)")
     parser.add_argument("--k", type=int, default=shuffle.K_DEFAULT, help="shuffle proof rounds")
     parser.add_argument("--sizes", default="52,108", help="deck sizes (default 52,108)")
+    parser.add_argument("--games", type=int, default=50,
+                        help="logs in the folder ginp2p games lists (default 50)")
     args = parser.parse_args()
     reps, k = args.reps, args.k
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -234,6 +259,14 @@ def main() -> None:
             kb, ms1, ms2 = size / hands / 1024, one / hands * 1e3, two / hands * 1e3
             print(f"| {rules.name:15} | {hands:5} | {len(records):7} | {kb:11.1f} | "
                   f"{ms1:13.1f} | {ms2:12.1f} | {one * 1e3:14.1f} | {play / hands:11.2f} |")
+
+    print("\nginp2p games over a folder of n logs (the corpus's clean matches), per game")
+    print(f"| {'what':52} | {'n':>3} | {'median':>10} | {'x ref':>7} |")
+    print(f"|{'-' * 54}|{'-' * 5}|{'-' * 12}|{'-' * 9}|")
+    cold, warm = bench_listing(args.games, reps)
+    row("listing, every game audited", args.games, cold)
+    row("listing again, audits remembered", args.games, warm)
+    print(f"remembered / audited: {warm[0] / cold[0]:.3f}")
 
 
 if __name__ == "__main__":
