@@ -563,6 +563,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     from .game import GameSetup
     from .gamefiles import PeerFile, peer_path
     from .identity import load_or_create_identity
+    from .logfile import FileError, read_error, read_records
 
     path = Path(args.file)
     if path.is_dir():  # "." or "/": no name to put .ginlog after
@@ -575,6 +576,10 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
                       "(`ginp2p games` lists them)")  # fmt: skip
     if not path.exists():
         raise Problem(f"{path}: no such file")
+    try:  # a file that is no game log says so, before its missing .peer would
+        read_records(path)
+    except (OSError, FileError) as exc:
+        raise Problem(read_error(path, exc)) from None
     try:
         side = PeerFile.load(peer_path(path))
     except ValueError as exc:

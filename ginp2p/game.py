@@ -11,7 +11,7 @@ import contextlib
 import os
 import socket
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +28,7 @@ from .logfile import (
     SecretsError,
     SecretsFile,
     hold_lock,
+    read_records,
     secrets_path,
 )
 from .net import GuestEndpoint, HostEndpoint, NetError, curve_key
@@ -117,14 +118,14 @@ def _pin_name(hello: Entry) -> None:
             peers.pin(key, name)
 
 
-def _saved_log(logfile: LogFile, me: int, identity: Identity) -> Log:
+def _saved_log(path: Path, records: Sequence[bytes], me: int, identity: Identity) -> Log:
     """The saved game's log. RuntimeError if it was played with another key: its
     entries would be refused by the log and by the other player."""
-    log, _ = Log.from_records(logfile.records)
+    log, _ = Log.from_records(records)
     mine = log.key(me)
     if mine is not None and mine != identity.public_key:
         raise RuntimeError(
-            f"{logfile.path} was played with the key {fingerprint(mine)}, not with yours "
+            f"{path} was played with the key {fingerprint(mine)}, not with yours "
             f"({identity.fingerprint}): resume it with the GINP2P_HOME it was played from"
         )
     return log
@@ -178,14 +179,20 @@ def _last_written(path: Path) -> float | None:
     return max(times, default=None)
 
 
+def _need_secrets(path: Path) -> None:
+    """RuntimeError if a saved game's secrets are gone."""
+    if not secrets_path(path).exists():
+        raise RuntimeError(f"{secrets_path(path)} is missing: it holds your seeds, and the "
+                           "game cannot go on without it (restore it from a backup)")  # fmt: skip
+
+
 def open_game(path: Path, *, new: bool = False) -> tuple[LogFile, SecretsFile]:
     """Open (creating) a game's log and secrets, locked; a clear error if in use, if a
     ``new`` game's file already holds entries, or if a saved game's secrets are gone
     (they hold this player's seeds: an empty file would stop the game later, and less
     clearly)."""
-    if not new and not secrets_path(path).exists():
-        raise RuntimeError(f"{secrets_path(path)} is missing: it holds your seeds, and the "
-                           "game cannot go on without it (restore it from a backup)")  # fmt: skip
+    if not new:
+        _need_secrets(path)
     try:
         logfile = LogFile.open(path)
     except FileLocked:
@@ -308,9 +315,12 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     try:  # a resumed game is locked before its port is taken again
         if resume:
             away = _last_written(path)  # before opening: a torn tail cut writes the file
+            # judged read-only first: opening cuts a torn tail, and a resume refused
+            # must leave the file as it was, for the audit to see the damage
+            _need_secrets(path)
+            _still_paired(path, side, _saved_log(path, read_records(path)[0], side.me, identity))
             logfile, secrets = open_game(path)
-            saved = _saved_log(logfile, side.me, identity)
-            _still_paired(path, side, saved)
+            saved = _saved_log(path, logfile.records, side.me, identity)
         endpoint, known = _endpoint(side, identity)
     except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
         say(f"error: {exc}")

@@ -90,6 +90,12 @@ def test_audit_replay_and_export_say_the_same_of_a_file_they_cannot_read(
             assert main(["audit", "--json", str(path)]) == NO_VERDICT
             doc = json.loads(capsys.readouterr().out)
             assert doc == {"schema": 1, "verdict": None, "exit": NO_VERDICT, "error": said[0]}
+    # resume says it too, before it looks for the game's other files ("notes.peer is
+    # missing: it says how to rejoin the game" was no answer for a file of notes)
+    notes = tmp_path / "notes.ginlog"
+    shutil.copy(pgn, notes)
+    assert main(["resume", str(notes)]) == 1
+    assert capsys.readouterr().err == f"ginp2p resume: error: {notes}{cases[pgn]}\n"
     # another program's file is "unreadable", so the audit's verdict is damaged (exit
     # 3), blaming nobody, and it invents no players
     assert main(["audit", str(pgn)]) == 3

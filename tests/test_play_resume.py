@@ -53,11 +53,13 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
         held = _ginp2p(tmp_path, "resume", str(ours), "--port", taken)
     assert held.returncode == 0, held.stdout + held.stderr
     assert "nothing is owed (could not wait for the guest" in held.stdout
-    # another player's key cannot carry on this game: one line, the file untouched
+    # another player's key cannot carry on this game: one line, the file untouched, even
+    # torn (opening would cut the tail, and the audit would no longer see the damage)
+    os.truncate(ours, ours.stat().st_size - 7)
     after = ours.read_bytes()
     other = _ginp2p(tmp_path / "someone-else", "resume", str(ours))
     assert other.returncode == 1 and "Traceback" not in other.stderr
-    assert "was played with the key" in other.stdout
+    assert "was played with the key" in other.stdout and "cut" not in other.stderr
     assert ours.read_bytes() == after
 
 
