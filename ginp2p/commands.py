@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "HELP_WORDS",
+    "LOOK_WORDS",
     "QUIT_WORDS",
     "SHORT_CLAIM_TIMEOUT",
     "Act",
@@ -221,6 +222,8 @@ QUIT_WORDS = ("quit", "exit", "q")
 """The words of ``quit`` (the wait before the game reads them too)."""
 HELP_WORDS = ("help", "?", "h")
 """The words of ``help``."""
+LOOK_WORDS = ("look", "table", "hand", "l")
+"""The words of ``look`` (a script's waits for the cards)."""
 
 
 def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
@@ -393,7 +396,7 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     declared, args = (" ".join(args[laid:]), args[:laid]) if laid is not None else ("", args)
     if verb in HELP_WORDS:
         return "help"
-    if verb in ("look", "table", "hand", "l"):
+    if verb in LOOK_WORDS:
         return "look"
     if verb in QUIT_WORDS:
         return QuitCmd()

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, Protocol
 
 from .commands import (
+    LOOK_WORDS,
     MOVE_VERBS,
     RULES_ANSWERS,
     Act,
@@ -376,9 +377,9 @@ async def _settled(session: Session, verb: str) -> None:
     """Until the table is settled for a script's line that begins with ``verb``: every
     command sent is done and nothing automatic is pending (a stock card's key, a shuffle
     step); for a move, until it is this player's move; for a yes or no, until the host's
-    rules are asked, if they are still to come (a script cannot wait to read them). Or
-    until the match is over. A script's line is then judged against the table it was
-    written for."""
+    rules are asked, if they are still to come (a script cannot wait to read them); for
+    a look, until there are cards to look at. Or until the match is over. A script's
+    line is then judged against the table it was written for."""
     p = session.proto
     move = verb in MOVE_VERBS
 
@@ -386,6 +387,8 @@ async def _settled(session: Session, verb: str) -> None:
         if session.result is not None or session.finishing is not None or p.finished:
             return True
         if verb in RULES_ANSWERS and session.rules_due:
+            return False
+        if verb in LOOK_WORDS and p.view() is None:  # before the deal: only a status
             return False
         if session.busy:
             return False

@@ -125,6 +125,20 @@ def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
     assert "two computer players" not in me.output and me.output.isascii()
 
 
+def test_a_scripts_look_waits_for_the_cards(tmp_path: Path) -> None:
+    """A script's `look` is at the cards, so it waits for the deal as a move does. It
+    answered at once, "waiting for guest: the guest's answer to the host's rules", and
+    the `quit` after it left a game that was never dealt."""
+    me = Peer(tmp_path, ["play", "--plain", *SHORT, "--linger", "1"], name="scripted",
+              stdin=subprocess.PIPE)  # fmt: skip
+    assert me.proc.stdin is not None
+    me.proc.stdin.write(b"look\nquit\n")
+    me.proc.stdin.close()
+    assert me.wait() == 0, me.output
+    assert re.search(r"\nhand 1 · .*\nyour cards: ", me.output), me.output  # the look's table
+    assert "left the game; resume it with: ginp2p resume" in me.output
+
+
 def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
     """At a terminal, a code that is not a code (a word misspelt) is asked again: it
     costs no attempt, and the right code then pairs and plays."""
