@@ -517,7 +517,7 @@ class Session:
         loser = names[1 - what.winner]
         why = {
             MatchEnd.CLAIM: f"{loser} stopped answering and forfeit{'s' if loser != 'you' else ''}"
-                            " the match (claim)",
+                            " the match by a claim",
             MatchEnd.RESIGN: f"{loser} resigned",
             MatchEnd.CHEAT: f"{loser} cheated and forfeit{'s' if loser != 'you' else ''} "
                             "the match",

@@ -212,7 +212,7 @@ def test_two_crossed_claims_are_settled_and_the_match_goes_on(tmp_path: Path) ->
     h = host(tmp_path / "h", *target, env={"GINP2P_CRASH_AT": "send:40"})
     g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
     assert h.wait() == -signal.SIGKILL, h.output
-    assert g.wait() == 0 and "forfeits the match (claim)" in g.output, g.output
+    assert g.wait() == 0 and "forfeits the match by a claim" in g.output, g.output
     h2 = Peer(tmp_path / "h", ["bot", "--resume", str(h.game_file()), "--linger", "60"],
               name="host again")  # fmt: skip
     h2.wait_for(r"Bob stopped answering|Guesto stopped answering")
@@ -251,7 +251,7 @@ def test_a_claim_made_while_a_player_was_gone_stands_when_it_resumes(tmp_path: P
     assert h.wait() == 0, h.output
     assert "the match goes on" not in h.output + g2.output, h.output + g2.output
     assert "after only" not in g2.output, g2.output
-    assert "forfeits the match (claim)" in g2.output, g2.output
+    assert "forfeits the match by a claim" in g2.output, g2.output
     for side in (h, g):
         report = audit(side.game_file())
         assert (report.winner, report.end) == (HOST, "claim"), report.text()
@@ -316,7 +316,7 @@ def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None
         assert h.wait() == 0, h.output
     finally:
         g.kill(signal.SIGKILL)
-    assert "stopped answering and forfeits the match (claim)" in h.output
+    assert "stopped answering and forfeits the match by a claim" in h.output
     report = audit(h.game_file())
     assert report.end == "claim" and report.winner == 0, report.text()
     assert report.verdict.value == "incomplete", report.text()  # the audit's verdict
@@ -376,7 +376,7 @@ def test_a_claimant_waits_for_its_claim_to_reach_a_player_who_wakes(tmp_path: Pa
     reports = [audit(side.game_file()) for side in (h, g)]
     assert {(r.end, r.winner) for r in reports} == {(reports[0].end, reports[0].winner)}
     if reports[0].end == "claim":
-        assert "forfeits the match (claim)" in g.output, g.output
+        assert "forfeits the match by a claim" in g.output, g.output
     else:
         assert "the match goes on" in h.output, h.output
     assert entries(h.game_file()) == entries(g.game_file())
