@@ -213,10 +213,13 @@ def test_two_crossed_claims_are_settled_and_the_match_goes_on(tmp_path: Path) ->
     g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
     assert h.wait() == -signal.SIGKILL, h.output
     assert g.wait() == 0 and "forfeits the match by a claim" in g.output, g.output
-    h2 = Peer(tmp_path / "h", ["bot", "--resume", str(h.game_file()), "--linger", "60"],
-              name="host again")  # fmt: skip
+    # on a new port: the old one, picked by the system, may be another program's by now
+    h2 = Peer(tmp_path / "h", ["resume", str(h.game_file()), "--bot", "--port", "0",
+                               "--linger", "60"], name="host again")  # fmt: skip
+    port = h2.join_string().split("/")[0].rsplit(":", 1)[1]
     h2.wait_for(r"Bob stopped answering|Guesto stopped answering")
-    g2 = Peer(tmp_path / "g", ["bot", "--resume", str(g.game_file()), "--linger", "3"],
+    g2 = Peer(tmp_path / "g", ["resume", str(g.game_file()), "--bot", "--address",
+                               f"127.0.0.1:{port}", "--linger", "3"],
               name="guest again")  # fmt: skip
     assert g2.wait() == 0, g2.output
     assert h2.wait() == 0, h2.output
