@@ -543,6 +543,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         side, path, player, verbose=args.verbose, connect_timeout=args.connect_timeout,
         linger=args.linger, expect_rules=expect, accept_rules=getattr(args, "yes", False),
         pair_code=args.pair_code, advertise=not getattr(args, "no_advertise", False),
+        any_port_if_taken=role == "host" and args.port is None,
         mdns_interface=getattr(args, "mdns_interface", None),
         parent_pid=getattr(args, "parent_pid", None), out=_printer(args),
         claims=getattr(args, "parent_pid", None) is None,
@@ -1158,7 +1159,8 @@ def _mdns_options(p: argparse.ArgumentParser, host: bool, browse: bool) -> None:
 def _host_options(p: argparse.ArgumentParser) -> None:
     n = p.add_argument_group("network (host)")
     n.add_argument("--port", type=_port,
-                   help="port to listen on (default 52801; 0: any free port)")
+                   help="port to listen on (default 52801, or any free one if it is "
+                   "taken; 0: any free port)")
     n.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
                    type=_given("give an address to listen on, or leave --bind out for every "
                    "interface"),

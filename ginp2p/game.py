@@ -69,6 +69,7 @@ class GameSetup:
     accept_rules: bool = False  # guest: accept the host's rules without asking
     pair_code: str | None = None  # host: the code to show; guest: the code typed
     advertise: bool = True  # host: announce the game on the LAN (mDNS)
+    any_port_if_taken: bool = False  # host: the default port, taken: any free one
     mdns_interface: str | None = None  # mDNS on this address only (default: all)
     on_listening: Callable[[int, str, str], None] | None = None  # host: (port, join, code)
     parent_pid: int | None = None  # leave (saved) when this process is gone
@@ -321,7 +322,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             _still_paired(path, side, _saved_log(path, read_records(path)[0], side.me, identity))
             logfile, secrets = open_game(path)
             saved = _saved_log(path, logfile.records, side.me, identity)
-        endpoint, known = _endpoint(side, identity)
+        endpoint, known = _endpoint(side, identity, setup.any_port_if_taken)
     except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
         say(f"error: {exc}")
         _close(logfile, secrets)
@@ -361,7 +362,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     return await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, away, say)
 
 
-def _endpoint(side: PeerFile, identity: Identity
+def _endpoint(side: PeerFile, identity: Identity, any_port_if_taken: bool = False
               ) -> tuple[HostEndpoint | GuestEndpoint, dict[bytes, bytes]]:  # fmt: skip
     """The host's endpoint admits the guest of a saved game, or every paired player
     while it pairs; the guest's connects to the host's key. Also the players it admits:
@@ -375,6 +376,7 @@ def _endpoint(side: PeerFile, identity: Identity
         return HostEndpoint(
             identity.curve_public_key, identity.curve_secret_key, bind=side.host,
             port=side.port, pinned=known, pairing=peer_key is None,
+            any_port_if_taken=any_port_if_taken,
         ), known  # fmt: skip
     assert peer_key is not None  # checked by the caller: a guest knows the host's key
     return GuestEndpoint(identity.curve_public_key, identity.curve_secret_key,
@@ -446,6 +448,9 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
                                                 setup.connect_timeout), resume, say)  # fmt: skip
         return peer_key
     port = await endpoint.start()
+    if endpoint.port_taken is not None:
+        say(f"port {endpoint.port_taken} is in use (another ginp2p host or program has it): "
+            f"listening on port {port} instead")  # fmt: skip
     side.port = port
     join = format_join(_lan_address(side.host), port, identity.public_key)
     say(f"hosting on port {port}; join string: ginp2p join {join}")

@@ -489,10 +489,15 @@ class HostEndpoint(_Endpoint):
         port: int = 0,
         pinned: Iterable[bytes] = (),
         pairing: bool = False,
+        any_port_if_taken: bool = False,
     ) -> None:
         super().__init__(curve_public, curve_secret)
         self.bind = bind
         self.port = port
+        #: Listen on any free port if ``port`` is taken (the default port, which nobody
+        #: asked for: the join string and the announcement carry the one bound).
+        self.any_port_if_taken = any_port_if_taken
+        self.port_taken: int | None = None  # the port that was taken, if so
         self.pinned: set[bytes] = set(pinned)
         self.pairing = pairing
         self.partner: bytes | None = None  # the pinned peer heard from last
@@ -545,7 +550,13 @@ class HostEndpoint(_Endpoint):
         self._auth.start()
         self._auth.configure_curve_callback(ZAP_DOMAIN, _Admission(self))
         try:
-            await self._bind()
+            try:
+                await self._bind()
+            except PortInUse:
+                if not self.any_port_if_taken:
+                    raise
+                self.port_taken, self.port = self.port, 0
+                await self._bind()
         except NetError:
             await self.close()
             raise

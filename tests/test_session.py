@@ -27,6 +27,7 @@ from ginp2p.log import GUEST, HOST, Entry
 from .test_session_support import (
     CODE,
     LONGER,
+    SHORT,
     Peer,
     assert_same_and_clean,
     entries,
@@ -258,6 +259,30 @@ def test_a_claim_made_while_a_player_was_gone_stands_when_it_resumes(tmp_path: P
     for side in (h, g):
         report = audit(side.game_file())
         assert (report.winner, report.end) == (HOST, "claim"), report.text()
+
+
+def test_a_host_whose_default_port_is_taken_listens_on_another(tmp_path: Path) -> None:
+    """Another ginp2p host may have the default port, or the system may have lent it to
+    an outgoing connection (it is in that range): a host that asked for no port listens
+    on a free one, says so, and its join string works. It stopped ("port 52801 is in
+    use"). A host that asked for that port still stops."""
+    from ginp2p.discovery import DEFAULT_PORT
+
+    args = ["bot", "--host", "--no-advertise", "--pair-code", CODE, "--linger", "1", *SHORT]
+    with socket.socket() as busy:
+        try:
+            busy.bind(("0.0.0.0", DEFAULT_PORT))
+            busy.listen()
+        except OSError:
+            pass  # somebody has it already: as good for this test
+        h = Peer(tmp_path / "h", args)
+        moved = h.wait_for(rf"port {DEFAULT_PORT} is in use \(another ginp2p host or program "
+                           r"has it\): listening on port (\d+) instead")  # fmt: skip
+        assert f":{moved.group(1)}/" in h.join_string()
+        g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
+        assert g.wait() == 0 and h.wait() == 0, h.output + g.output
+        asked = Peer(tmp_path / "h2", [*args, "--port", str(DEFAULT_PORT)], name="asked")
+        assert asked.wait() == 1 and f"port {DEFAULT_PORT} on 0.0.0.0 is in use" in asked.output
 
 
 def test_a_greeting_that_breaks_off_is_not_called_a_wrong_key(tmp_path: Path) -> None:
