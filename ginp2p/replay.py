@@ -114,6 +114,12 @@ class Step:
         return self.kind in MOVE_KINDS
 
     @property
+    def match_over(self) -> bool:
+        """The match is decided (its target, a forfeit, a cheat): nobody is to move, even
+        where a forfeit left the hand in the middle of its play."""
+        return self.match is not None and self.match.over
+
+    @property
     def hand_state(self) -> HandState | None:
         """The hand on the table: the one in play, or the one just finished, up to its
         last entry (its checkpoints); None while the next hand is shuffled."""
@@ -337,7 +343,8 @@ class Replay:
                 name=self.names[p],
                 score=scores[p],
                 dealer=hs is not None and hs.dealer == p,
-                to_move=hs is not None and not hs.over and hs.to_move == p and not step.cheat,
+                to_move=hs is not None and not hs.over and hs.to_move == p and not step.cheat
+                and not step.match_over,
                 cards=cards[p],
                 declaration=decls[p],
             )
@@ -704,13 +711,15 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
 
 
 def phase_words(step: Step) -> str:
-    """The hand's phase for a header: shuffling, play, showdown, closing."""
+    """The hand's phase for a header: shuffling, play, showdown, closing. Once the match
+    is decided, a hand that a forfeit cut short reads "hand over", as the last hand of
+    a match won on points does; a forfeit before the deal, "match over"."""
     hs = step.hand_state
     if step.shown_hand == 0:
         return "set-up"
     if hs is None:
-        return f"shuffling ({step.stage})"
-    if hs.phase is Phase.OVER:
+        return "match over" if step.match_over else f"shuffling ({step.stage})"
+    if hs.phase is Phase.OVER or step.match_over:
         return "hand over"
     if hs.phase is Phase.SHOW:
         return "showdown"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import os
+import random
 import re
 import subprocess
 import sys
@@ -26,10 +27,12 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 from ginp2p import events as ev
 from ginp2p.audit import audit
 from ginp2p.cli import main
+from ginp2p.engine import Action, HandState, Phase, Resign
+from ginp2p.fakelink import FakeLink, bot_player, make_pair
 from ginp2p.log import GUEST, HOST
 from ginp2p.logfile import secrets_path
 from ginp2p.protocol import PeerProtocol
-from ginp2p.replay import ReplayError, load
+from ginp2p.replay import VIEWS, ReplayError, load, phase_words
 from ginp2p.rules import get_preset
 from ginp2p.tui.look import Look
 from ginp2p.tui.replay import (
@@ -511,3 +514,44 @@ def test_the_audit_page_says_each_damage_once_and_no_exit_code() -> None:
     damage = r.report.damage
     assert damage and all(page.count(d) == 1 for d in damage), page
     assert "only the first 19 of the file's 37 entries can be replayed" in page
+
+
+# ------------------------------------------------------------------------ after a forfeit
+
+
+@pytest.fixture(scope="module")
+def forfeit(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A classic match to 100 that Ann resigns in hand 2, facing Bob's knock at 0 to 9:
+    the hand is left in its showdown, with Ann to show."""
+
+    def quitter(proto: PeerProtocol, view: HandState) -> Action:
+        m = proto.table.match
+        if view.phase is Phase.SHOW and m is not None and m.hand_no == 2:
+            return Resign(HOST)
+        return bot_player(proto, view)
+
+    rng = random.Random(2)
+    host, guest = make_pair(get_preset("classic"), rng)
+    FakeLink(host, guest, rng, players=(quitter, bot_player)).run()
+    return write(tmp_path_factory.mktemp("forfeit") / "resigned.ginlog", host.saved, host)
+
+
+def test_after_a_forfeit_nobody_is_to_move_and_the_hand_is_over(forfeit: Path) -> None:
+    """The last frame marked Ann "to move" in a "showdown" after she had resigned the
+    match: once it is decided nobody is, and the hand reads as the last hand of a match
+    won on points does; a claim before any deal leaves the match over."""
+    r = load(forfeit)
+    last = r.steps[-1]
+    assert last.kind == "resign" and last.hand == 2
+    hs = last.hand_state
+    assert hs is not None and hs.phase is Phase.SHOW  # the engine's hand, as it was left
+    for view in VIEWS:
+        assert not any(seat.to_move for seat in r.frame(last.index, view).seats)
+    assert phase_words(last) == "hand over"
+    text = frame_text(r, last.index, "host", Look(ascii=True, colour=False))
+    assert "entry 131 of 131 | hand 2 | hand over | view: Ann (host)" in text
+    assert "to move" not in text and "showdown" not in text and "\n> " not in text
+    claimed = load(Path(__file__).parent / "corpus" / "incomplete-claim-answers.ginlog")
+    assert claimed.steps[-1].kind == "claim" and phase_words(claimed.steps[-1]) == "match over"
+    # before the claim, the shuffle was going on
+    assert phase_words(claimed.steps[-2]).startswith("shuffling")
