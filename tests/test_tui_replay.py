@@ -555,3 +555,25 @@ def test_after_a_forfeit_nobody_is_to_move_and_the_hand_is_over(forfeit: Path) -
     assert claimed.steps[-1].kind == "claim" and phase_words(claimed.steps[-1]) == "match over"
     # before the claim, the shuffle was going on
     assert phase_words(claimed.steps[-2]).startswith("shuffling")
+
+
+def test_plain_adds_up_the_final_score_after_a_forfeit(forfeit: Path,
+                                                       capsys: pytest.CaptureFixture[str]
+                                                       ) -> None:  # fmt: skip
+    """docs/replay.md: once the match is over, --plain adds up the final score, with no
+    bonus after a forfeit; it did so only for a match that reached its target."""
+    assert main(["replay", str(forfeit), "--plain", "--ascii"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-5].startswith(" 131 hand 2, host #") and lines[-5].endswith(": Ann resigns")
+    assert lines[-4:] == [
+        "       points from the hands: Ann 0, Bob 9",
+        "       total: Ann 0, Bob 9",
+        "       Bob wins by 9",
+        "end: match over: Bob wins, 9 to 0 (Ann resigned)",
+    ]
+    claimed = Path(__file__).parent / "corpus" / "incomplete-claim-answers.ginlog"
+    assert main(["replay", str(claimed), "--plain", "--moves"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3:] == ["       points from the hands: Ann 0, Bob 0",
+                          "       total: Ann 0, Bob 0",  # no lead to speak of at 0 to 0
+                          "end: match over: Bob wins, 0 to 0 (Ann stopped answering)"]  # fmt: skip

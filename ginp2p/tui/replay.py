@@ -456,6 +456,7 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
     yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {count(len(r), 'entry')}"
     yield f"view: {r.view_name(view)}; audit: {rep.verdict}"
     yield from r.notes
+    summed = False  # the final score is added up once, where the match ends
     for s in r.steps:
         if hand is not None and s.hand != hand:
             continue
@@ -478,6 +479,8 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
             scores = f"{r.names[0]} {f.seats[0].score}, {r.names[1]} {f.seats[1].score}"
             which = "final scores" if f.totals else "scores"
             yield f"       hand {f.hand}: {result_words(f.result, r.names)}; {which} {scores}"
+        if f.totals and not summed:  # after the last hand's result, or a forfeit
+            summed = True
             for line in sheet(f, r):
                 yield f"       {line}"
     if hand is None or (r.steps and r.steps[-1].hand == hand):
