@@ -217,15 +217,26 @@ def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
             s = h["scores"]
             yield f"  Scores: {who['host']} {s['host']}, {who['guest']} {s['guest']}"
     result = doc["result"]
-    if result["bonuses"] and result["scores"]:
-        last = doc["hands"][-1]["scores"]
-        yield ""
-        yield f"Points from the hands: {who['host']} {last['host']}, {who['guest']} {last['guest']}"
-        for b in result["bonuses"]:
-            yield f"  {b['what']}: {who['host']} {b['host']}, {who['guest']} {b['guest']}"
-        total = result["scores"]
-        yield f"Total: {who['host']} {total['host']}, {who['guest']} {total['guest']}"
-        if result["margin"] is not None:
-            yield f"{who[result['winner']]} wins by {result['margin']}"
+    yield from _sum_lines(doc)
     yield ""
     yield f"Audit: {doc['audit']['verdict']}; {result['text']}"
+
+
+def _sum_lines(doc: dict[str, Any]) -> Iterator[str]:
+    """Once the match is decided, from the hands' points to the totals, as ``replay
+    --plain`` adds them up: with no bonus to add (a forfeit, a preset without them)
+    too, and the lead only where there is one."""
+    who, result = doc["players"], doc["result"]
+    total = result["scores"]
+    if result["end"] is None or total is None:
+        return
+    # the points of the last hand scored (none yet: a forfeit in the first hand)
+    points = next((h["scores"] for h in reversed(doc["hands"]) if h["scores"] is not None),
+                  {"host": 0, "guest": 0})  # fmt: skip
+    yield ""
+    yield f"Points from the hands: {who['host']} {points['host']}, {who['guest']} {points['guest']}"
+    for b in result["bonuses"]:
+        yield f"  {b['what']}: {who['host']} {b['host']}, {who['guest']} {b['guest']}"
+    yield f"Total: {who['host']} {total['host']}, {who['guest']} {total['guest']}"
+    if (result["margin"] or 0) > 0:  # none after a forfeit by the one who was ahead
+        yield f"{who[result['winner']]} wins by {result['margin']}"

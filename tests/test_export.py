@@ -226,3 +226,28 @@ def test_audit_of_one_hand_and_exit_4_when_there_is_no_verdict(
     with pytest.raises(SystemExit) as exc:
         main(["audit", str(path), "--hand", "one"])
     assert exc.value.code == NO_VERDICT
+
+
+@pytest.mark.parametrize("name", ["clean-italian", "clean-rumino", "clean-classic",
+                                  "incomplete-claim-answers"])  # fmt: skip
+def test_the_text_adds_up_the_match_as_replay_plain_does(name: str,
+                                                          capsys: pytest.CaptureFixture[str]
+                                                          ) -> None:  # fmt: skip
+    """A match won without bonuses (italian, rumino) or by a forfeit (a claim here) lost
+    its "Points from the hands / Total / wins by" block, which only bonuses brought on;
+    `replay --plain` adds up the same lines."""
+    path = Path(__file__).parent / "corpus" / f"{name}.ginlog"
+    assert main(["export", str(path), "--ascii"]) == 0
+    block = capsys.readouterr().out.split("\n\n")[-2].splitlines()  # above "Audit: ..."
+    assert block[0].startswith("Points from the hands: ") and block[-1] != ""
+    assert main(["replay", str(path), "--plain", "--ascii"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, x in enumerate(lines) if x.startswith("       points from the hands"))
+    sheet = []
+    for line in lines[start:]:
+        if not line.startswith("       "):
+            break
+        sheet.append(line.strip())
+    said = [x.strip().replace("Points from", "points from").replace("Total:", "total:")
+            for x in block]  # fmt: skip
+    assert said == sheet
