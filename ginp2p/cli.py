@@ -1299,7 +1299,7 @@ def build_parser() -> argparse.ArgumentParser:
                             epilog="""examples:
   ginp2p replay GAME.ginlog                  the viewer (? in it: the keys)
   ginp2p replay GAME.ginlog --as all         every card the log proves
-  ginp2p replay GAME.ginlog --plain --moves  the moves as text
+  ginp2p replay GAME.ginlog --moves          the moves as text
   ginp2p replay A.ginlog B.ginlog            both players' copies, as one""",
                             )  # fmt: skip
     replay.add_argument("file", metavar="GAME.ginlog", type=GAME_FILE, help="a saved game log")
@@ -1311,7 +1311,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: the player whose secrets file is beside the log, else "
                         "public)")  # fmt: skip
     replay.add_argument("--hand", type=int, metavar="N",
-                        help="start at hand N (with --plain: only hand N)")
+                        help="start at hand N (with --plain or --moves: only hand N)")
     replay.add_argument("--ascii", action="store_true", help="cards as 7H/TS, no suit symbols")
     replay.add_argument("--secrets", action="append", metavar="FILE",
                         type=_given("give a player's .secrets file"),
@@ -1322,7 +1322,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="print the entries as lines of words (the default without a "
                       "terminal)")  # fmt: skip
     text.add_argument("--moves", action="store_true",
-                      help="with --plain: only moves, deals, results and marked entries")
+                      help="print only moves, deals, results and marked entries (implies "
+                      "--plain)")  # fmt: skip
     text.add_argument("--at", metavar="N|end", help="print the table at entry N, or at the end")
     replay.set_defaults(func=_cmd_replay)
 

@@ -577,3 +577,26 @@ def test_plain_adds_up_the_final_score_after_a_forfeit(forfeit: Path,
     assert lines[-3:] == ["       points from the hands: Ann 0, Bob 0",
                           "       total: Ann 0, Bob 0",  # no lead to speak of at 0 to 0
                           "end: match over: Bob wins, 0 to 0 (Ann stopped answering)"]  # fmt: skip
+
+
+# ------------------------------------------------------------------------ small screens, keys
+
+
+def test_moves_prints_the_moves_even_in_a_terminal(saved: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]
+                                                   ) -> None:  # fmt: skip
+    """--moves in a terminal opened the viewer without a word about it: it means the
+    plain listing of the moves; with --at, which prints a table, it is refused."""
+    import ginp2p.tui.replay as viewer
+
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    opened = []
+    monkeypatch.setattr(viewer, "run", lambda *a, **k: opened.append(a) or 0)
+    assert main(["replay", str(saved)]) == 0 and len(opened) == 1  # a terminal: the viewer
+    assert main(["replay", str(saved), "--moves", "--ascii"]) == 0 and len(opened) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("Ann (host) vs Bob (guest)") and lines[-1].startswith("end: ")
+    assert any("discards" in x for x in lines) and not any("shuffles" in x for x in lines)
+    assert main(["replay", str(saved), "--moves", "--at", "end"]) == 2
+    assert "give --moves or --at, not both" in capsys.readouterr().err

@@ -611,8 +611,8 @@ def run(replay: Replay, view: str, start: int = 0, look: Look | None = None) -> 
 
 
 def command(args: Any) -> int:
-    """``ginp2p replay``: the viewer on a terminal; ``--plain`` / ``--at`` (or no
-    terminal) print text instead. Errors are one line on stderr: exit 1 for a file
+    """``ginp2p replay``: the viewer on a terminal; ``--plain`` / ``--moves`` / ``--at``
+    (or no terminal) print text instead. Errors are one line on stderr: exit 1 for a file
     that cannot be replayed, 2 for a bad option value."""
     import sys
 
@@ -633,6 +633,8 @@ def command(args: Any) -> int:
     start = 0
     if args.hand is not None and args.at is not None:
         return fail(2, "give --hand or --at, not both (--at numbers the entries of the log)")
+    if args.moves and args.at is not None:
+        return fail(2, "give --moves or --at, not both (--at prints one entry's table)")
     if args.hand is not None:
         # the audit's hand 0 is the set-up; here it is where --at 1 starts
         found = replay.hand_start(args.hand) if args.hand >= 1 else None
@@ -640,7 +642,7 @@ def command(args: Any) -> int:
             return fail(2, no_hand_words(args.hand, replay.hands, "starts at --at 1"))
         start = found
     interactive = sys.stdin.isatty() and sys.stdout.isatty()
-    if args.at is not None or args.plain or not interactive:
+    if args.at is not None or args.plain or args.moves or not interactive:
         ascii = args.ascii or not encodes(sys.stdout, "♥♦♣♠─·▶")
         look = Look(ascii=ascii, colour=False)
         if args.at is not None:
