@@ -582,6 +582,30 @@ def test_plain_adds_up_the_final_score_after_a_forfeit(forfeit: Path,
 # ------------------------------------------------------------------------ small screens, keys
 
 
+def test_a_key_that_does_nothing_says_so(saved: Path) -> None:
+    """Keys past the last entry or before the first, and keys the viewer has no use for,
+    were silent; the play table answers them (with its own names for the keys)."""
+    r = load(saved)
+    v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
+    for keys, said in (("h", "already at the first entry"), ("k", "already at the first entry"),
+                       ("p", "already at the first entry"), ("g", "already at the first entry"),
+                       ("Gl", "already at the last entry"), ("Gj", "already at the last entry"),
+                       ("Gn", "already at the last entry"), ("GG", "already at the last entry"),
+                       ("x", "x does nothing here: ? lists the keys"),
+                       ("\t", "Tab does nothing here: ? lists the keys"),
+                       ("\x1bOP", "F1 does nothing here: ? lists the keys")):  # fmt: skip
+        v.message = ""
+        drive(v, keys + "q")
+        assert v.message == said, keys
+    assert said in fragment_text(screen(v, 100, 40))
+    # the keys the viewer has still do their work; a move clears the answer
+    assert drive(v, "g\x1b[B" + "q") == r.next_move(0) and v.message == ""  # Down
+    assert drive(v, "\x1b[A" + "q") == 0  # Up
+    # with the help open the answer shows above it
+    drive(v, "?xq")
+    assert v.help and "x does nothing here" in fragment_text(screen(v, 100, 40))
+
+
 def test_moves_prints_the_moves_even_in_a_terminal(saved: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]
                                                    ) -> None:  # fmt: skip

@@ -17,6 +17,7 @@ from typing import Any
 from prompt_toolkit.application import Application
 from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -89,29 +90,37 @@ class Viewer:
         self.index = self.replay.clamp(index)
         self.message = ""
 
+    def _towards(self, index: int, end: str) -> None:
+        """Go to ``index``, or say there is nothing further that way: the table answers
+        every key, and a key that does nothing in silence reads as one not taken."""
+        if self.replay.clamp(index) == self.index:
+            self.message = f"already at the {end} entry"
+        else:
+            self.go(index)
+
     def forward(self) -> None:
-        self.go(self.index + 1)
+        self._towards(self.index + 1, "last")
 
     def back(self) -> None:
-        self.go(self.index - 1)
+        self._towards(self.index - 1, "first")
 
     def next_move(self) -> None:
-        self.go(self.replay.next_move(self.index))
+        self._towards(self.replay.next_move(self.index), "last")
 
     def prev_move(self) -> None:
-        self.go(self.replay.prev_move(self.index))
+        self._towards(self.replay.prev_move(self.index), "first")
 
     def next_hand(self) -> None:
-        self.go(self.replay.next_hand(self.index))
+        self._towards(self.replay.next_hand(self.index), "last")
 
     def prev_hand(self) -> None:
-        self.go(self.replay.prev_hand(self.index))
+        self._towards(self.replay.prev_hand(self.index), "first")
 
     def first(self) -> None:
-        self.go(0)
+        self._towards(0, "first")
 
     def last(self) -> None:
-        self.go(len(self.replay) - 1)
+        self._towards(len(self.replay) - 1, "last")
 
     def hand(self, number: int) -> None:
         """Hand ``number`` (``N Enter``), counted from 1 as ``--hand`` counts them: 0 is
@@ -406,6 +415,8 @@ def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
     out.extend(wrap(header(viewer, width), width))
     out.extend(_rule(width, look))
+    if (viewer.help or viewer.audit) and viewer.message:  # a key's answer; no story shows
+        out.extend(_wrapped("class:warn", viewer.message, width))
     if viewer.help:
         out.extend(help_lines(look.ascii))
     elif viewer.audit:
@@ -493,7 +504,21 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
 
 
 def _bindings(viewer: Viewer) -> KeyBindings:
+    # here, not at the top: the table's module brings the network with it
+    from .table import IDLE_KEYS, key_name
+
     kb = KeyBindings()
+
+    # First: the keys bound below, added later, win over these (the arrows, Home...).
+    @kb.add(Keys.Any)
+    def _unknown(event: KeyPressEvent) -> None:
+        """A key of no use says so, as at the table (a terminal's report is no key)."""
+        name = key_name(event.key_sequence[0].key)
+        if name is not None:
+            viewer.message = f"{name} does nothing here: ? lists the keys"
+
+    for key in IDLE_KEYS:
+        kb.add(key)(_unknown)
 
     def on(*keys: str) -> Any:
         def wrap(fn: Any) -> Any:
@@ -552,11 +577,13 @@ def _bindings(viewer: Viewer) -> KeyBindings:
     def _help(event: KeyPressEvent) -> None:
         viewer.help = not viewer.help
         viewer.audit = False
+        viewer.message = ""  # the help is this key's answer, not the last key's
 
     @kb.add("a")
     def _audit(event: KeyPressEvent) -> None:
         viewer.audit = not viewer.audit
         viewer.help = False
+        viewer.message = ""
 
     @kb.add("escape", eager=True)
     def _clear(event: KeyPressEvent) -> None:
