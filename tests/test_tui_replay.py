@@ -472,7 +472,7 @@ def test_a_narrow_screen_wraps_a_hand_and_a_tiny_one_says_it_is_too_small(saved:
             assert card is not None and card.pretty() in text, card
     tiny = fragment_text(screen(v, 19, 7))
     words = " ".join(line.strip() for line in tiny.splitlines())
-    assert words.startswith("terminal too small: 20x8; the table needs 31x")
+    assert re.match(r"terminal too small: 20x8; the table needs 80x\d+:", words), words
     assert words.endswith("or use --plain") and all(len(x) <= 19 for x in tiny.splitlines())
 
 
@@ -580,6 +580,47 @@ def test_plain_adds_up_the_final_score_after_a_forfeit(forfeit: Path,
 
 
 # ------------------------------------------------------------------------ small screens, keys
+
+
+def test_a_screen_too_small_asks_one_size_that_shows_every_entry(saved: Path) -> None:
+    """The size asked for moved with the entry shown (40x16, then 40x17 one entry on),
+    and once given it cut off the story and the log: it is one size for the whole log,
+    at which every entry in every view shows whole, with three entries of the log."""
+    r = load(saved)
+    look = Look(ascii=False, colour=False)
+    asked = set()
+    for i in range(len(r)):
+        text = " ".join(fragment_text(screen(Viewer(r, i, "all", look), 39, 11)).split())
+        asked |= set(re.findall(r"too small: 40x12; the table needs (\d+)x(\d+):", text))
+    assert len(asked) == 1, asked
+    ((cols, rows),) = {(int(c), int(r)) for c, r in asked}
+    for view in VIEWS:
+        for i in range(len(r)):
+            lines = fragment_text(screen(Viewer(r, i, view, look), cols - 1, rows - 1))
+            assert "too small" not in lines, (view, i)
+            log = [x for x in lines.splitlines()
+                   if re.match(r"^[> ][ !~] {0,3}\d+  (hand \d|set-up)", x)]  # fmt: skip
+            assert len(log) >= 3 and lines.splitlines()[-1] == log[-1], (view, i, lines)
+            assert lines.count("\n") <= rows - 1, (view, i)
+
+
+def test_the_help_fits_a_small_screen_or_says_what_size_shows_it(saved: Path) -> None:
+    """The help ran off the right and the bottom of a small screen: it wraps, leaves out
+    the views' paragraph, and cut short says at what size it shows whole."""
+    r = load(saved)
+    v = Viewer(r, 0, "public", Look(ascii=True, colour=False), help=True)
+    lines = fragment_text(screen(v, 39, 14)).splitlines()
+    assert len(lines) <= 14 and all(len(x) <= 39 for x in lines), lines
+    said = re.search(r"\(cut short: (\d+)x(\d+) shows the whole help\)", " ".join(lines[-2:]))
+    assert said is not None, lines
+    cols, rows = int(said.group(1)), int(said.group(2))
+    whole = fragment_text(screen(v, cols - 1, rows - 1))
+    assert whole.count("\n") <= rows - 1 and "cut short" not in whole
+    assert "q Ctrl-C" in whole and whole.rstrip().endswith("(every card the log proves).")
+    # at 39 columns the keys wrap under their words, and all of them show in 30 rows
+    keys = fragment_text(screen(v, 39, 29))
+    assert "cut short" not in keys and "Views:" not in keys and "q Ctrl-C" in keys
+    assert all(len(x) <= 39 for x in keys.splitlines())
 
 
 def test_a_key_that_does_nothing_says_so(saved: Path) -> None:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from prompt_toolkit.application import Application
-from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text
+from prompt_toolkit.formatted_text import StyleAndTextTuples, fragment_list_to_text, split_lines
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
 from prompt_toolkit.layout import HSplit, Layout, Window
@@ -58,6 +58,11 @@ FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a aud
 FOOTER_ASCII = "l/h entry  j/k move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
 FOOTER_SHORT = "? help (all the keys)  v view  a audit  q quit"
 FEEDS = ("host", "guest")
+#: The width a screen too small is asked to have (a common one), so that the size it
+#: is asked for is one for the whole log, not what the entry on screen needs.
+NEED_WIDTH = 80
+#: The rows of the log's window that the size asked for keeps in sight.
+LOG_ROWS = 3
 
 
 def no_hand_words(number: int, hands: list[int], setup: str) -> str:
@@ -85,6 +90,7 @@ class Viewer:
     help: bool = False
     audit: bool = False
     message: str = ""
+    _rows: int | None = field(default=None, init=False, repr=False)
 
     def go(self, index: int) -> None:
         self.index = self.replay.clamp(index)
@@ -160,6 +166,12 @@ class Viewer:
     @property
     def frame(self) -> Frame:
         return self.replay.frame(self.index, self.view)
+
+    def rows_needed(self) -> int:
+        """:func:`needed_rows`, measured once: only a screen too small asks for it."""
+        if self._rows is None:
+            self._rows = needed_rows(self.replay, self.look)
+        return self._rows
 
 
 # ------------------------------------------------------------------------ drawing
@@ -377,16 +389,40 @@ def _rule(width: int, look: Look) -> StyleAndTextTuples:
 ARROW_WORDS = {"→": "Right", "←": "Left", "↓": "Down", "↑": "Up"}
 
 
-def help_lines(ascii: bool = False) -> StyleAndTextTuples:
-    out: StyleAndTextTuples = [("class:title", "Keys\n")]
-    for keys, what in KEYS:
+def help_lines(ascii: bool = False, width: int = 200, views: bool = True) -> StyleAndTextTuples:
+    """The keys (a long one goes on under its words), and with ``views`` what the views
+    show, wrapped to ``width``."""
+    keys: StyleAndTextTuples = [("class:title", "Keys\n")]
+    for k, what in KEYS:
         if ascii:
-            keys = " ".join(ARROW_WORDS.get(k, k) for k in keys.split(" "))
-        out.append(("", f"  {keys:<16} {what}\n"))
-    out.append(("", "\nViews: public (what an onlooker saw; everything once a hand's seeds\n"
-                "are opened), host / guest (that player's own cards too, from their\n"
-                "secrets file or the openings), all (every card the log proves).\n"))  # fmt: skip
+            k = " ".join(ARROW_WORDS.get(x, x) for x in k.split(" "))
+        keys.append(("", f"  {k:<16} {what}\n"))
+    column = 2 + 16 + 1  # where a key's words begin
+    out = wrap(keys, width, indent=column if width >= 2 * column else 4)
+    if views:
+        out.extend(_wrapped("", "", width))
+        out.extend(_wrapped("", "Views: public (what an onlooker saw; everything once a hand's "
+                            "seeds are opened), host / guest (that player's own cards too, "
+                            "from their secrets file or the openings), all (every card the "
+                            "log proves).", width))  # fmt: skip
     return out
+
+
+def _help(viewer: Viewer, width: int, rows: int) -> StyleAndTextTuples:
+    """The help in ``rows`` lines: the views go first, then the keys are cut short with
+    a last line that says what size shows it all (it does not scroll)."""
+    ascii = viewer.look.ascii
+    for views in (True, False):
+        out = help_lines(ascii, width, views)
+        if _lines(out) <= rows:
+            return out
+    w = NEED_WIDTH - 1
+    need = _lines(wrap(header(viewer, w), w)) + 1 + _lines(help_lines(ascii, w)) + 1
+    last = _wrapped("class:warn", f"(cut short: {NEED_WIDTH}x{need} shows the whole help)", width)
+    kept: StyleAndTextTuples = []
+    for line in list(split_lines(out))[: max(rows - _lines(last), 0)]:
+        kept.extend([*line, ("", "\n")])
+    return kept + last
 
 
 def audit_lines(replay: Replay, width: int = 80) -> StyleAndTextTuples:
@@ -412,27 +448,58 @@ def screen(viewer: Viewer, width: int = 80, height: int = 40) -> StyleAndTextTup
 
 def _screen(viewer: Viewer, width: int, height: int) -> StyleAndTextTuples:
     look = viewer.look
-    out: StyleAndTextTuples = []
-    out.extend(wrap(header(viewer, width), width))
-    out.extend(_rule(width, look))
-    if (viewer.help or viewer.audit) and viewer.message:  # a key's answer; no story shows
-        out.extend(_wrapped("class:warn", viewer.message, width))
-    if viewer.help:
-        out.extend(help_lines(look.ascii))
-    elif viewer.audit:
-        out.extend(audit_lines(viewer.replay, width))
-    else:
-        out.extend(wrap(table_lines(viewer.frame, look, viewer.replay, width), width))
-        used = fragment_list_to_text(out).count("\n")
-        if width < MIN_WIDTH or used > height:  # never a hand cut off in silence
-            cols, rows = width + 1, height + 1  # the screen: the footer, the last column
-            return join_rows(too_small(cols, rows, max(MIN_WIDTH + 1, cols), used + 2), width)
-        out.extend(_rule(width, look))
-        out.extend(story(viewer, width))
-        out.extend(_rule(width, look))
-        used = fragment_list_to_text(out).count("\n")
-        out.extend(_entries(viewer, height - used - 1, width))
+    out: StyleAndTextTuples = [*wrap(header(viewer, width), width), *_rule(width, look)]
+    if viewer.help or viewer.audit:
+        if viewer.message:  # a key's answer, where the story is hidden
+            out.extend(_wrapped("class:warn", viewer.message, width))
+        out.extend(_help(viewer, width, height - _lines(out)) if viewer.help
+                   else audit_lines(viewer.replay, width))  # fmt: skip
+        return out
+    table = _table(viewer, width)
+    if width < MIN_WIDTH or _lines(out) + _lines(table) > height:  # no hand cut off in silence
+        need = (max(NEED_WIDTH, width + 1), viewer.rows_needed())
+        # the terminal is a column wider (left free) and a row taller (the footer)
+        return join_rows(too_small(width + 1, height + 1, *need), width)
+    out.extend(table)
+    out.extend(_story(viewer, width))
+    out.extend(_entries(viewer, height - _lines(out) - 1, width))
     return out
+
+
+def _table(viewer: Viewer, width: int) -> StyleAndTextTuples:
+    return wrap(table_lines(viewer.frame, viewer.look, viewer.replay, width), width)
+
+
+def _story(viewer: Viewer, width: int) -> StyleAndTextTuples:
+    """The story between two rules, as the screen has it under the table."""
+    return [*_rule(width, viewer.look), *story(viewer, width), *_rule(width, viewer.look)]
+
+
+def _lines(fragments: StyleAndTextTuples) -> int:
+    return fragment_list_to_text(fragments).count("\n")
+
+
+def needed_rows(replay: Replay, look: Look) -> int:
+    """The rows that show every entry of the log whole at ``NEED_WIDTH`` columns, in every
+    view: the header, the table, the story and ``LOG_ROWS`` of the log. Asking for what
+    the entry on screen needed moved the target at each step. About 0.2 ms an entry
+    and view, once."""
+    w = NEED_WIDTH - 1  # the screen leaves its last column free
+    # The all view names every card another view does, so it is as tall, but a
+    # player's view without their secrets file adds a note to their seat.
+    views = ["all", *(NAMES[p] for p in (HOST, GUEST) if not replay.has_secrets(p))]
+    named = max(VIEWS, key=lambda x: len(replay.view_name(x)))  # the widest header
+    tops: dict[tuple[int, int, str], int] = {}  # a header's lines, by what varies in it
+    most = 0
+    for i, step in enumerate(replay.steps):
+        key = (len(str(i + 1)), step.hand, phase_words(step))
+        if key not in tops:  # and a rule under it
+            tops[key] = _lines(wrap(header(Viewer(replay, i, named, look), w), w)) + 1
+        top = tops[key]
+        for view in views:
+            v = Viewer(replay, i, view, look)
+            most = max(most, top + _lines(_table(v, w)) + _lines(_story(v, w)))
+    return most + LOG_ROWS + 2  # the log's window keeps a row spare; the footer
 
 
 # ------------------------------------------------------------------------ plain forms
