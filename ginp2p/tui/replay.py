@@ -29,6 +29,7 @@ from ..log import GUEST, HOST
 from ..replay import DAMAGED, VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
 from ..words import count, hands_words, preset_short, preset_words, result_words
+from .keys import IDLE_KEYS, does_nothing, key_name
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
@@ -571,9 +572,6 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
 
 
 def _bindings(viewer: Viewer) -> KeyBindings:
-    # here, not at the top: the table's module brings the network with it
-    from .table import IDLE_KEYS, key_name
-
     kb = KeyBindings()
 
     # First: the keys bound below, added later, win over these (the arrows, Home...).
@@ -582,7 +580,7 @@ def _bindings(viewer: Viewer) -> KeyBindings:
         """A key of no use says so, as at the table (a terminal's report is no key)."""
         name = key_name(event.key_sequence[0].key)
         if name is not None:
-            viewer.message = f"{name} does nothing here: ? lists the keys"
+            viewer.message = does_nothing(name)
 
     for key in IDLE_KEYS:
         kb.add(key)(_unknown)

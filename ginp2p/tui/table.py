@@ -51,6 +51,7 @@ from ..protocol import EarlyClaim
 from ..rules import RuleSet
 from ..session import Session, SessionResult
 from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
+from .keys import IDLE_KEYS, does_nothing, key_name
 from .look import Look
 from .render import (
     CHOICE_KEYS,
@@ -82,33 +83,12 @@ from .view import (
     match_summary,
 )
 
-__all__ = ["CommandCompleter", "TablePlayer", "card_word", "key_name", "situation"]
+__all__ = ["CommandCompleter", "TablePlayer", "card_word", "situation"]
 
 LOG_KEEP = 500
 VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
          "claim", "resign", "quit", "help")  # fmt: skip
 CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
-
-
-#: Keys prompt_toolkit reads and ignores (they are no text for ``Keys.Any``): on the
-#: table they say they do nothing. Not Ctrl-L (it redraws the screen), nor the arrows,
-#: Home, End, PgUp, PgDn and Esc, which prompt_toolkit gives other uses.
-IDLE_KEYS = ("tab", "s-tab", "insert", "delete", "up", "down", "home", "end", "pageup",
-             "pagedown", *(f"f{n}" for n in range(1, 25)))  # fmt: skip
-_KEY_NAMES = {"c-i": "Tab", "s-tab": "Shift-Tab", "insert": "Insert", " ": "Space",
-              "delete": "Delete", "up": "Up", "down": "Down", "home": "Home", "end": "End",
-              "pageup": "PageUp", "pagedown": "PageDown"}  # fmt: skip
-
-
-def key_name(key: str) -> str | None:
-    """A key as the player knows it (``x``, ``Tab``, ``F1``); None for one that is no key
-    of the keyboard (a terminal's report, a paste)."""
-    key = str(getattr(key, "value", key))
-    if key in _KEY_NAMES:
-        return _KEY_NAMES[key]
-    if key[:1] == "f" and key[1:].isdigit():
-        return key.upper()
-    return key if len(key) == 1 and key.isprintable() else None
 
 
 def card_word(card: Card) -> str:
@@ -733,7 +713,7 @@ class TablePlayer:
             # a capital of a table key is most likely Caps Lock, which the player cannot see
             caps = " (the keys are lower case: is Caps Lock on?)" \
                 if name.isupper() and self._does_something(event, name.lower()) else ""
-            self.message = ("class:error", f"{name} does nothing here{caps}: ? lists the keys")
+            self.message = ("class:error", does_nothing(name, caps))
             self.refresh()
 
     def _does_something(self, event: KeyPressEvent, key: str) -> bool:

@@ -1,0 +1,32 @@
+"""Keys as a player knows them, for the table's and the viewer's answer to a key that
+does nothing there. Apart from both screens so that the viewer, which has no network,
+does not load the table's module (the game session and ZeroMQ) for them."""
+
+from __future__ import annotations
+
+__all__ = ["IDLE_KEYS", "does_nothing", "key_name"]
+
+#: Keys prompt_toolkit reads and ignores (they are no text for ``Keys.Any``): on the
+#: screens they say they do nothing. Not Ctrl-L (it redraws the screen), nor the arrows,
+#: Home, End, PgUp, PgDn and Esc, which prompt_toolkit gives other uses.
+IDLE_KEYS = ("tab", "s-tab", "insert", "delete", "up", "down", "home", "end", "pageup",
+             "pagedown", *(f"f{n}" for n in range(1, 25)))  # fmt: skip
+_KEY_NAMES = {"c-i": "Tab", "s-tab": "Shift-Tab", "insert": "Insert", " ": "Space",
+              "delete": "Delete", "up": "Up", "down": "Down", "home": "Home", "end": "End",
+              "pageup": "PageUp", "pagedown": "PageDown"}  # fmt: skip
+
+
+def key_name(key: str) -> str | None:
+    """A key as the player knows it (``x``, ``Tab``, ``F1``); None for one that is no key
+    of the keyboard (a terminal's report, a paste)."""
+    key = str(getattr(key, "value", key))
+    if key in _KEY_NAMES:
+        return _KEY_NAMES[key]
+    if key[:1] == "f" and key[1:].isdigit():
+        return key.upper()
+    return key if len(key) == 1 and key.isprintable() else None
+
+
+def does_nothing(name: str, aside: str = "") -> str:
+    """The answer to a key of no use here (``aside``: a guess at why it was pressed)."""
+    return f"{name} does nothing here{aside}: ? lists the keys"
