@@ -53,6 +53,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("?", "show or hide this help"),
     ("Esc", "close the help or the audit; forget a typed number"),
     ("q Ctrl-C", "quit"),
+    ("Ctrl-Z", "to the shell (fg comes back)"),
 )
 FOOTER = "→/← entry  ↓/↑ move  n/p hand  g/G ends  m mark  v view  a audit  ? help  q quit"
 #: With --ascii the arrows' stand-ins would read like keys (v is the view key): letters.
@@ -659,6 +660,12 @@ def _bindings(viewer: Viewer) -> KeyBindings:
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
         event.app.exit(result=viewer.index)
+
+    @kb.add("c-z")
+    def _suspend(event: KeyPressEvent) -> None:
+        """To the shell, as a terminal program goes (`fg` comes back): the viewer, unlike
+        the table, keeps nobody waiting."""
+        event.app.suspend_to_background()
 
     return kb
 
