@@ -292,7 +292,8 @@ def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Pa
     assert g2.wait() == 0, g2.output
     assert h2.wait() == 0, h2.output
     assert "unfinished game" not in g2.output and "paired with the host" in g2.output
-    h3 = Peer(tmp_path / "h", ["resume", str(theirs), "--bot", "--linger", "3"],
+    # on a new port: the old one, picked by the system, may be another program's by now
+    h3 = Peer(tmp_path / "h", ["resume", str(theirs), "--bot", "--port", "0", "--linger", "3"],
               name="host resumes")  # fmt: skip
     port = h3.join_string().split("/")[0].rsplit(":", 1)[1]
     g3 = Peer(tmp_path / "g", ["resume", str(ours), "--bot", "--address", f"127.0.0.1:{port}",
