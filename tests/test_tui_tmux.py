@@ -206,7 +206,10 @@ def test_laid_melds_keep_their_keys_and_a_worse_declaration_asks_first(
     """italian-jokers (no knock limit: a knock any time after the draw, QA's report):
     after a pick every other candidate keeps its key, and melds that leave more
     deadwood than the proposal are sent by a second Enter, not by the first."""
-    pane = panes(100, 30, "--ascii", "--preset", "italian-jokers", "--linger", "1")
+    # game to 500: the computer knocks as soon as it may here, and a match to 100 was
+    # over in four hands before a declaration with a few candidates came up
+    pane = panes(100, 30, "--ascii", "--preset", "italian-jokers", "--set", "game_target=500",
+                 "--linger", "1")
     listed: dict[str, str] = {}
     for _ in range(60):  # play on until a declaration offers a few candidates
         text = pane.wait(lambda s: "your turn" in s or "your showdown" in s
