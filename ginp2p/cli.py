@@ -1170,7 +1170,8 @@ def _host_options(p: argparse.ArgumentParser) -> None:
 def _connect_option(p: argparse.ArgumentParser, guest: bool = True) -> None:
     if guest:
         p.add_argument("--connect-timeout", type=_some_seconds, default=20.0, metavar="SECONDS",
-                       help="give up joining if the host does not answer (default 20)")
+                       help="give up joining if the host does not answer; in a game, "
+                       "when to say how to follow a host that moved (default 20)")
     else:
         p.set_defaults(connect_timeout=None)
     p.add_argument("--linger", type=_seconds, default=5.0, metavar="SECONDS",

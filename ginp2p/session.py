@@ -168,7 +168,8 @@ def _pinned_name(key: bytes | None) -> str:
 
 
 #: Refused this long in a row, a guest of a game under way is told the host may run it
-#: elsewhere now (a host that resumes takes another port if its own is taken).
+#: elsewhere now (a host that resumes takes another port if its own is taken). A guest
+#: given a connect timeout waits that long instead: it said how long is "no answer".
 MOVED_HINT_S = 20.0
 
 
@@ -758,7 +759,8 @@ class Session:
     async def _on_net(self, ev: NetEvent) -> None:
         if isinstance(ev, ConnectRefused):  # the host is gone: "reconnecting…" says it
             ep = self.endpoint
-            if isinstance(ep, GuestEndpoint) and ev.for_s >= MOVED_HINT_S and \
+            hint_after = MOVED_HINT_S if self.connect_timeout is None else self.connect_timeout
+            if isinstance(ep, GuestEndpoint) and ev.for_s >= hint_after and \
                     not self._told_moved and self.proto.log.game:  # fmt: skip
                 self._told_moved = True  # once until the link is up again
                 self.say(moved_words(ep, self.opponent_name, self.game_path, ev.for_s))

@@ -362,23 +362,22 @@ def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path:
 
 def test_a_guest_whose_host_moved_is_told_how_to_follow(tmp_path: Path) -> None:
     """The host's program dies mid-game and comes back on another port (its own was
-    taken, say): nothing listens where the guest reconnects. After MOVED_HINT_S of
-    refusals the guest is told, once, that the host may run the game elsewhere and how
-    to follow it; `resume --address` then finishes the match."""
-    from ginp2p.session import MOVED_HINT_S
-
+    taken, say): nothing listens where the guest reconnects. After its connect timeout
+    of refusals the guest is told, once, that the host may run the game elsewhere and
+    how to follow it; `resume --address` then finishes the match."""
     from .test_session_support import LONGER, guest, host
 
     h = host(tmp_path / "h", *LONGER)
-    g = guest(tmp_path / "g", h.join_string(), "-v", "--linger", "1")
+    g = guest(tmp_path / "g", h.join_string(), "-v", "--linger", "1", "--connect-timeout", "4")
     try:
         g.wait_for(r"drew")
         h.kill()
-        hint = g.wait_for(r"nothing has listened at 127\.0\.0\.1:\d+ for \d+ s: if Hosta runs "
+        hint = g.wait_for(r"nothing has listened at 127\.0\.0\.1:\d+ for (\d+) s: if Hosta runs "
                           r"this game again at another port or address \(their screen shows "
                           r"it\), leave \(the game stays saved\) and run: ginp2p resume (\S+) "
-                          r"--address HOST:PORT", timeout=MOVED_HINT_S + 60)  # fmt: skip
-        assert hint.group(1) == str(g.game_file())
+                          r"--address HOST:PORT", timeout=60)  # fmt: skip
+        assert 4 <= int(hint.group(1)) < 20, "told after the guest's connect timeout, not 20 s"
+        assert hint.group(2) == str(g.game_file())
         assert g.output.count("nothing has listened at") == 1, "said once"
     finally:
         g.kill()
