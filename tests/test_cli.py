@@ -546,6 +546,9 @@ def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -
         [sys.executable, "-m", "ginp2p", "host", "--port", "0", "--bind", "127.0.0.1",
          "--no-advertise", "--name", "H"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT, text=True, env=env,
+        # Ctrl-C as a terminal's program gets it: tests run in the background of a script
+        # (`pytest &`, nohup) ignore SIGINT, and the host would inherit that and wait on
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )  # fmt: skip
     assert host.stdout is not None and host.stdin is not None
     for line in host.stdout:  # listening, no guest yet
