@@ -28,6 +28,7 @@ from .logfile import (
     SecretsError,
     SecretsFile,
     hold_lock,
+    let_go,
     read_records,
     secrets_path,
 )
@@ -233,7 +234,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
     exit code. Before the guest is admitted nothing is written, so an error (port in
     use, host unreachable, wrong code, version mismatch) leaves nothing behind."""
     setup._task = asyncio.current_task()
-    lock: int | None = None
+    lock: tuple[int, Path] | None = None
     try:
         if setup.side.role == "guest" and setup.side.peer_public_key is not None:
             try:
@@ -245,7 +246,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         return await _run_game(setup, identity, resume)
     finally:
         if lock is not None:
-            os.close(lock)
+            let_go(*lock)
         if not resume:
             drop_reservation(setup.path)
 
@@ -277,21 +278,21 @@ def busy_as_guest(host_key: bytes, port: int) -> str | None:
     ginp2p of theirs is), or None."""
     lock = _guest_lock(host_key, port)
     try:
-        os.close(hold_lock(lock))
+        let_go(hold_lock(lock), lock)
     except FileLocked:
         return _busy_words(lock, host_key)
     return None
 
 
-def _one_guest_per_host(host_key: bytes, port: int, path: Path) -> int:
+def _one_guest_per_host(host_key: bytes, port: int, path: Path) -> tuple[int, Path]:
     """Lock "this player is a guest of that host, at that port" for this process (the
-    descriptor to close when done). A host tells a guest's connections apart by its key
-    alone, so a second ginp2p of the same player joining or resuming with the host's
-    game there would take the first one's connection over, and its goodbye would end
-    the other's game. RuntimeError says which game holds it."""
+    descriptor and the file, to `let_go` when done). A host tells a guest's connections
+    apart by its key alone, so a second ginp2p of the same player joining or resuming
+    with the host's game there would take the first one's connection over, and its
+    goodbye would end the other's game. RuntimeError says which game holds it."""
     lock = _guest_lock(host_key, port)
     try:
-        return hold_lock(lock, f"{os.getpid()} {path}")
+        return hold_lock(lock, f"{os.getpid()} {path}"), lock
     except FileLocked:
         raise RuntimeError(_busy_words(lock, host_key)) from None
 

@@ -39,6 +39,7 @@ __all__ = [
     "fsync",
     "fsync_dir",
     "hold_lock",
+    "let_go",
     "read_error",
     "read_records",
     "replace_atomically",
@@ -170,19 +171,41 @@ def _lock(fd: int, path: Path) -> None:
 
 def hold_lock(path: Path, note: str | None = None) -> int:
     """Create ``path`` if need be and lock it for as long as this process keeps the
-    returned descriptor open (closing it, or the process ending, lets go); ``note``, if
-    given, is written into it for whoever finds it locked. FileLocked if another
-    process holds it."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+    returned descriptor open (closing it, or the process ending, lets go; `let_go` also
+    removes the file); ``note``, if given, is written into it for whoever finds it
+    locked. FileLocked if another process holds it."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            _lock(fd, path)
+            if not _still_named(fd, path):
+                os.close(fd)  # removed by its holder as we locked it: lock the new file
+                continue
+            if note is not None:
+                os.ftruncate(fd, 0)
+                write_all(fd, note.encode())
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open at ``fd``."""
     try:
-        _lock(fd, path)
-        if note is not None:
-            os.ftruncate(fd, 0)
-            write_all(fd, note.encode())
-    except BaseException:
-        os.close(fd)
-        raise
-    return fd
+        named, held = os.stat(path), os.fstat(fd)
+    except FileNotFoundError:
+        return False
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def let_go(fd: int, path: Path) -> None:
+    """Remove a lock file held by `hold_lock`, then let go of it, so that lock files do
+    not pile up. Removed while still held: a process that opened it meanwhile finds, once
+    it has the lock, that the name is gone, and takes a new file (`hold_lock`)."""
+    with contextlib.suppress(OSError):  # Windows cannot remove an open file: it stays
+        os.unlink(path)
+    os.close(fd)
 
 
 def _read_all(fd: int) -> bytes:

@@ -626,6 +626,33 @@ def test_a_full_disk_leaves_the_old_file_whole_and_no_temporary(
     assert path.read_bytes() == b"new\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
 
 
+def test_a_lock_file_let_go_is_removed_and_one_removed_while_taken_is_taken_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lock files (a guest's "in a game with that host") are removed when let go, so they
+    do not pile up. A process that opened one just before its holder removed it must not
+    hold the removed file: a third would then lock a new one beside it."""
+    path = tmp_path / "x.lock"
+    F.let_go(F.hold_lock(path, "first"), path)
+    assert not path.exists()
+    first = F.hold_lock(path, "first")
+    real, locked = F._lock, []
+
+    def holder_lets_go_meanwhile(fd: int, where: Path) -> None:
+        if not locked:
+            F.let_go(first, path)  # between the second's open and its lock
+        locked.append(fd)
+        real(fd, where)
+
+    monkeypatch.setattr(F, "_lock", holder_lets_go_meanwhile)
+    second = F.hold_lock(path, "second")
+    monkeypatch.undo()
+    assert len(locked) == 2 and path.read_text() == "second"
+    with pytest.raises(F.FileLocked):
+        F.hold_lock(path)
+    F.let_go(second, path)
+
+
 def test_the_lock_refuses_a_second_opener(tmp_path: Path) -> None:
     path = tmp_path / "game.ginlog"
     code = textwrap.dedent(

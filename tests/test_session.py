@@ -53,6 +53,7 @@ def test_two_processes_play_a_whole_match_and_pin_each_other(tmp_path: Path) -> 
     assert "connected to Guesto" in h.output and "connected to Hosta" in g.output
     assert "connected to the" not in h.output + g.output
     assert_same_and_clean(h.game_file(), g.game_file())
+    assert not list((tmp_path / "g" / "running").glob("*")), "the guest's lock is removed"
     hkey = key_to_text(load_or_create_identity(tmp_path / "h").public_key)
     gkey = key_to_text(load_or_create_identity(tmp_path / "g").public_key)
     assert _pins(tmp_path / "h") == [gkey] and _pins(tmp_path / "g") == [hkey]
