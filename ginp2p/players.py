@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from .commands import (
     LOOK_WORDS,
     MOVE_VERBS,
+    QUIT_WORDS,
     RULES_ANSWERS,
     Act,
     ClaimCmd,
@@ -379,13 +380,16 @@ async def _settled(session: Session, verb: str) -> None:
     step); for a move, until it is this player's move; for a yes or no, until the host's
     rules are asked, if they are still to come (a script cannot wait to read them); for
     a look, until there are cards to look at. Or until the match is over. A script's
-    line is then judged against the table it was written for."""
+    line is then judged against the table it was written for. A quit waits only for the
+    commands before it: what the other side owes may never come (it may be gone)."""
     p = session.proto
     move = verb in MOVE_VERBS
 
     def ready() -> bool:
         if session.result is not None or session.finishing is not None or p.finished:
             return True
+        if verb in QUIT_WORDS:
+            return not session.busy
         if verb in RULES_ANSWERS and session.rules_due:
             return False
         if verb in LOOK_WORDS and p.view() is None:  # before the deal: only a status
