@@ -961,8 +961,10 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
-    from .tui.replay import command
+    from .tui.keys import unechoed
 
+    with unechoed(sys.stdin):  # as the game loads (command): keys wait for the viewer
+        from .tui.replay import command  # prompt_toolkit's import takes a moment
     return command(args)
 
 

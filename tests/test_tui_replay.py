@@ -665,3 +665,38 @@ def test_moves_prints_the_moves_even_in_a_terminal(saved: Path, monkeypatch: pyt
     assert any("discards" in x for x in lines) and not any("shuffles" in x for x in lines)
     assert main(["replay", str(saved), "--moves", "--at", "end"]) == 2
     assert "give --moves or --at, not both" in capsys.readouterr().err
+
+
+def test_keys_pressed_while_the_viewer_loads_are_not_echoed_and_wait_for_it() -> None:
+    """A long game takes a moment to load: an arrow pressed meanwhile was echoed over
+    the shell's screen (``^[[C``). It is not shown now, the terminal echoes again after,
+    and the key is still there for the viewer to read."""
+    import pty
+    import select
+    import termios
+    import tty
+
+    from ginp2p.tui.keys import unechoed
+
+    main_fd, side_fd = pty.openpty()
+    with os.fdopen(main_fd, "r+b", buffering=0) as main_end, \
+            os.fdopen(side_fd, "r") as terminal:  # fmt: skip
+
+        def shown() -> bytes:
+            seen = b""
+            while select.select([main_end], [], [], 0.3)[0]:
+                seen += main_end.read(1024)
+            return seen
+
+        def echoes() -> bool:
+            return bool(termios.tcgetattr(side_fd)[3] & termios.ECHO)
+
+        assert echoes()
+        with unechoed(terminal):
+            main_end.write(b"\x1b[C")  # Right, pressed as the game loads
+            assert not echoes() and shown() == b""
+        assert echoes()
+        tty.setraw(side_fd, termios.TCSANOW)  # as the viewer reads keys (prompt_toolkit)
+        assert select.select([side_fd], [], [], 2)[0] and os.read(side_fd, 16) == b"\x1b[C"
+    with unechoed(io.StringIO()):  # no terminal (a pipe): nothing to do, no error
+        pass

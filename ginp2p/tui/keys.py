@@ -4,7 +4,11 @@ does not load the table's module (the game session and ZeroMQ) for them."""
 
 from __future__ import annotations
 
-__all__ = ["IDLE_KEYS", "does_nothing", "key_name"]
+import contextlib
+from collections.abc import Iterator
+from typing import TextIO
+
+__all__ = ["IDLE_KEYS", "does_nothing", "key_name", "unechoed"]
 
 #: Keys prompt_toolkit reads and ignores (they are no text for ``Keys.Any``): on the
 #: screens they say they do nothing. Not Ctrl-L (it redraws the screen), nor the arrows,
@@ -30,3 +34,28 @@ def key_name(key: str) -> str | None:
 def does_nothing(name: str, aside: str = "") -> str:
     """The answer to a key of no use here (``aside``: a guess at why it was pressed)."""
     return f"{name} does nothing here{aside}: ? lists the keys"
+
+
+@contextlib.contextmanager
+def unechoed(stream: TextIO) -> Iterator[None]:
+    """Keys typed at this terminal are not echoed meanwhile: the viewer's keys, pressed
+    while it loads, were written over the shell's screen (``^[[C`` for an arrow). They
+    still wait to be read, so the viewer does them once it is up. A stream that is no
+    terminal is left as it is."""
+    before = None
+    with contextlib.suppress(ImportError):  # Windows has no termios
+        import termios
+
+        with contextlib.suppress(termios.error, OSError, ValueError, AttributeError):
+            before = termios.tcgetattr(stream.fileno())  # not for a pipe or a file
+    if before is None:
+        yield
+        return
+    fd = stream.fileno()
+    quiet = list(before)
+    quiet[3] &= ~termios.ECHO  # the local modes
+    termios.tcsetattr(fd, termios.TCSANOW, quiet)
+    try:
+        yield
+    finally:
+        termios.tcsetattr(fd, termios.TCSANOW, before)

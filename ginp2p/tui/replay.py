@@ -29,7 +29,7 @@ from ..log import GUEST, HOST
 from ..replay import DAMAGED, VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
 from ..words import count, hands_words, preset_short, preset_words, result_words
-from .keys import IDLE_KEYS, does_nothing, key_name
+from .keys import IDLE_KEYS, does_nothing, key_name, unechoed
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
@@ -722,7 +722,8 @@ def command(args: Any) -> int:
         return code
 
     try:
-        replay = load(args.file, args.secrets or (), others=args.others)
+        with unechoed(sys.stdin):  # a key pressed now waits for the viewer, unshown
+            replay = load(args.file, args.secrets or (), others=args.others)
     except ReplayError as exc:
         return fail(1, str(exc))
     try:
