@@ -154,6 +154,17 @@ def _local_time(created: str) -> str:
     return when.strftime(_WHEN)
 
 
+def _began(path: Path) -> str:
+    """When a game without its ``.peer`` began (a log copied from a friend, say): the time
+    its name was given (``20261124-111915-host.ginlog``, this machine's time), else when
+    the file was last written, else "?"."""
+    with contextlib.suppress(ValueError):
+        return time.strftime(_WHEN, time.strptime(path.name[:15], "%Y%m%d-%H%M%S"))
+    with contextlib.suppress(OSError):  # a dangling link has no time
+        return time.strftime(_WHEN, time.localtime(path.stat().st_mtime))
+    return "?"
+
+
 @dataclass(frozen=True, slots=True)
 class _Summary:
     """What the listing takes from a game's audit."""
@@ -280,10 +291,7 @@ def list_games(directory: Path) -> list[GameInfo]:
             result = "unreadable: a pipe or a device"
         except Exception as exc:  # a bug on one file must not hide the others
             result = f"unreadable ({type(exc).__name__})"
-        date = _local_time(side.created) if side is not None and side.created else "?"
-        if date == "?":
-            with contextlib.suppress(OSError):  # a dangling link has no time
-                date = time.strftime(_WHEN, time.localtime(path.stat().st_mtime))
+        date = _local_time(side.created) if side is not None and side.created else _began(path)
         role = side.role if side is not None else "?"
         out.append(GameInfo(path, date, role, opponent, preset, result, changes))
     audits.save({p.name for p in paths})

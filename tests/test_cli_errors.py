@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -310,11 +311,17 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
     games = tmp_path / "home" / "games"
     games.mkdir(parents=True)
     shutil.copy(FALSE_GIN, games / "b.ginlog")
+    shutil.copy(FALSE_GIN, games / "20250102-030405-guest.ginlog")  # no .peer beside either
     (games / "a.ginlog").mkdir()
     os.mkfifo(games / "c.ginlog")
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     assert re.search(r"\[audit: cheated\]\s+\S*b\.ginlog", out)
+    # began: when its name was given, else when it was last written
+    entry = r" [^\n]*\n(?:[^\n]*\n)?\s+\S*/"  # the date, a line or two, then the file
+    assert re.search(rf"^2025-01-02 03:04{entry}20250102-030405-guest\.ginlog$", out, re.M)
+    written = time.strftime("%Y-%m-%d %H:%M", time.localtime((games / "b.ginlog").stat().st_mtime))
+    assert re.search(rf"^{written}{entry}b\.ginlog$", out, re.M), out
     assert re.search(r"unreadable: Is a directory\s+\S*a\.ginlog", out)
     assert re.search(r"unreadable: a pipe or a device\s+\S*c\.ginlog", out)
     for wrong, words in ((FALSE_GIN, " is not a folder"), (tmp_path / "gmaes", ": no such folder")):
