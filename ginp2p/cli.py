@@ -909,7 +909,7 @@ def _cmd_keys(args: argparse.Namespace) -> int:
     if pinned:
         print("paired players:")
         for p in pinned:
-            print(f"  {p.name:<20} {p.fingerprint}  paired {p.paired.date()}")
+            print(f"  {_padded(p.name, 20)} {p.fingerprint}  paired {p.paired.date()}")
     else:
         print("no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)")
     return 0
@@ -934,6 +934,21 @@ def _cmd_games(args: argparse.Namespace) -> int:
     return 0
 
 
+def _padded(text: str, cells: int, cut: bool = False) -> str:
+    """``text`` padded to ``cells`` columns of a terminal (``cut``: and no wider), where a
+    letter of Chinese or Japanese takes two: padded by letters, the next column of a
+    list came late."""
+    from prompt_toolkit.utils import get_cwidth
+
+    used = 0
+    for i, ch in enumerate(text):
+        if cut and used + get_cwidth(ch) > cells:
+            text = text[:i]
+            break
+        used += get_cwidth(ch)
+    return text + " " * (cells - used)
+
+
 def _games_table(games: list[GameInfo], width: int) -> list[str]:
     """``ginp2p games`` for a terminal ``width`` wide (80 for a pipe): a line of date,
     opponent, rules and result (wrapped in its column), then the file on a line of its
@@ -941,9 +956,11 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
     listed under the file. For people: no script should parse it."""
     import textwrap
 
+    from prompt_toolkit.utils import get_cwidth
+
     width = max(width, 60) - 1  # a line as wide as the terminal wraps in some of them
     rules = [g.preset + "*" * bool(g.changes) for g in games]
-    who = min(16, max(len("opponent"), *(len(g.opponent) for g in games)))
+    who = min(16, max(len("opponent"), *(get_cwidth(g.opponent) for g in games)))
     how = max(len("rules"), *(len(r) for r in rules))
     left = 16 + 2 + who + 2 + how + 2
     lines = [f"{'began':<16}  {'opponent':<{who}}  {'rules':<{how}}  result"]
@@ -951,7 +968,8 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
         tag = g.result.replace("[audit: ", "[audit:\0")  # a tag is not broken
         result = [part.replace("\0", " ") for part in textwrap.wrap(tag, max(width - left, 20))]
         result = result or [""]
-        lines.append(f"{g.date:<16}  {g.opponent[:who]:<{who}}  {r:<{how}}  {result[0]}")
+        lines.append(f"{g.date:<16}  {_padded(g.opponent, who, cut=True)}  {r:<{how}}  "
+                     f"{result[0]}")  # fmt: skip
         lines += [" " * left + more for more in result[1:]]
         lines.append(f"  {g.path}")
         if g.changes:

@@ -367,6 +367,15 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
     assert max(len(line) for line in table if line != f"  {long.path}") < 80, table
     assert any(line.endswith("[audit: cheated]") for line in table), table
     assert table[-1].startswith("    ") and table[-2].startswith("  * italian-jokers with ")
+    # a name in wide letters (two columns each) is cut and padded by columns
+    from prompt_toolkit.utils import get_cwidth
+
+    wide = GameInfo(games / "y.ginlog", "2025-01-04 12:00", "host", "山田花子" * 5, "classic",
+                    "won 100 to 0 (reached the target)", ())  # fmt: skip
+    head, row = _games_table([wide, long], 80)[:2]
+    assert row.startswith("2025-01-04 12:00  山田花子山田花子  ")
+    rules_at = get_cwidth(row[: row.index("classic")])
+    assert rules_at == head.index("rules"), (head, row)
 
 
 def test_games_remembers_the_audit_of_a_file_that_did_not_change(

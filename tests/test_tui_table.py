@@ -261,6 +261,35 @@ def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
     assert "no deadwood" in text and "deadwood  =" not in text and "deadwood = 0" not in text
 
 
+def test_names_in_wide_letters_keep_the_columns_lined_up() -> None:
+    """A name in Chinese or Japanese takes two columns a letter: the opponent's row and
+    the end of a hand pad names by columns, so what follows them lines up (it was
+    padded by letters and came four columns late for a four-letter name)."""
+    from prompt_toolkit.utils import get_cwidth
+
+    wide = ("Ann", "山田花子")
+
+    def column(line: str, text: str) -> int:
+        return get_cwidth(line[: line.index(text)])
+
+    h = drawn_hand()
+    v = build_view(Situation(me=0, names=wide, hand=h.view(0), my_turn=True))
+    rows = texts(table_rows(v, ASCII, 80)).splitlines()
+    (them,) = [line for line in rows if "in hand" in line]
+    (stock,) = [line for line in rows if "stock" in line]
+    assert column(them, "10 cards in hand") == column(stock, "pile") == 12
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 5C 6C 7C TH", "5S 6S 7S 2D 9D JD QD KD 6H 8C", "5H",
+             "KS")  # fmt: skip
+    h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
+    gin = next(a for a in engine.legal_actions(h) if a.kind == "gin")
+    done = engine.apply(h, gin)
+    done = engine.apply(done, engine.propose_show(done))
+    assert done.result is not None
+    shown = texts(summary_rows(hand_summary(1, done.result, (0, 0), 0, wide, RULES), ASCII, 80))
+    ann, yamada = (line for line in shown.splitlines() if "[" in line)
+    assert column(ann, "[") == column(yamada, "[") == get_cwidth("   山田花子") + 3
+
+
 def test_the_table_fits_80_columns_in_ascii_without_colour() -> None:
     h = drawn_hand()
     v = build_view(Situation(me=0, names=NAMES, hand=h.view(0), my_turn=True))

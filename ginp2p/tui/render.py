@@ -144,9 +144,11 @@ def _share(a: str, b: str, cells: int) -> tuple[str, str]:
 
 
 def _label(text: str, cells: int) -> str:
-    """``text`` padded to ``cells``, or followed by one blank where it is longer (a long
-    name must not run into what follows it)."""
-    return text.ljust(cells) if len(text) < cells else text + " "
+    """``text`` padded to ``cells`` columns, or followed by one blank where it is longer
+    (a long name must not run into what follows it). Columns, not characters: a name
+    in Chinese or Japanese takes two a character."""
+    width = get_cwidth(text)
+    return text + " " * (cells - width) if width < cells else text + " "
 
 
 def _cards(look: Look, cards: Sequence[Card | None], style: str = "") -> Row:
@@ -215,7 +217,7 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
         rows.append([("class:title", _label(f" {opp}", label)),
                      ("", f"{count(v.opponent_cards, 'card')} in hand")])  # fmt: skip
     else:
-        rows.append([("class:title", f" {opp}".ljust(label))])
+        rows.append([("class:title", _label(f" {opp}", label))])
     if v.phase:
         pile: Row = [("", f" stock {v.stock}".ljust(label)), ("", "pile ")]
         if v.pile:
@@ -463,12 +465,13 @@ def _target(d: Draft, lay: Layoff, look: Look) -> str:
 def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False) -> list[Row]:
     """The end of a hand: each side's melds, layoffs and deadwood; the points; totals."""
     rows: list[Row] = [[("class:title", f" {h.headline}")], []]
-    pad = max(len(s.name) for s in h.seats) + 3
+    pad = max(get_cwidth(s.name) for s in h.seats) + 6
     for s in h.seats:
+        name = ("", _label(f"   {s.name}", pad))
         if s.shown is None:
-            rows.append([("", f"   {s.name}".ljust(pad + 3)), ("class:dim", "nothing shown")])
+            rows.append([name, ("class:dim", "nothing shown")])
             continue
-        rows.append([("", f"   {s.name}".ljust(pad + 3)), *_shown(look, s.shown)])
+        rows.append([name, *_shown(look, s.shown)])
     rows.append([])
     for reason in h.reasons:
         rows.append([("", f"   {reason}")])
