@@ -31,7 +31,7 @@ are the reference opponents.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import cache
 
 from . import engine
@@ -68,22 +68,51 @@ def choose(state: HandState, player: int) -> Action:
     return _General(view, player, legal).choose()
 
 
-def _close_or_discard(view: HandState, legal: list[Action], player: int,
-                      should_knock: Callable[[Action], bool],
-                      discard: Callable[[list[Discard]], Action]) -> Action:
-    """After the draw, both players' order: a rumino, big gin or gin whenever offered
-    (each beats any knock), then the least-deadwood knock if ``should_knock`` takes
-    it, else ``discard`` chooses among the discards."""
-    for wins in (DeclareRumino, BigGin, Gin):
-        for a in legal:
-            if isinstance(a, wins):
-                return a
-    knocks = [a for a in legal if isinstance(a, Knock)]
-    if knocks:
-        best = _best_close(view, knocks, player)
-        if should_knock(best):
-            return best
-    return discard([a for a in legal if isinstance(a, Discard)])
+class _Decision:
+    """The order of a turn, the same for both players below: they differ in when to
+    take the upcard and what to throw."""
+
+    view: HandState
+    player: int
+    legal: list[Action]
+
+    def take_upcard(self) -> bool:
+        raise NotImplementedError
+
+    def best_discard(self, discards: list[Discard]) -> Discard:
+        raise NotImplementedError
+
+    def choose(self) -> Action:
+        view, legal = self.view, self.legal
+        if view.phase is Phase.FIRST_UPCARD:
+            if DrawStock() in legal:
+                return DrawStock()
+            return TakeUpcard() if self.take_upcard() else PassUpcard()
+        if view.phase is Phase.DRAW:
+            knocks = [a for a in legal if isinstance(a, Knock)]
+            # Rumino: knock instead of drawing whenever allowed, except with every card
+            # melded (4 + 3): then drawing and throwing the drawn card is gin, worth 10.
+            if knocks and _declared_deadwood(view, self.player, knocks[0]) > 0:
+                return knocks[0]
+            if DrawDiscard() in legal and self.take_upcard():
+                return DrawDiscard()
+            return DrawStock()
+        if view.phase is Phase.WALL:
+            closes = [a for a in legal if isinstance(a, WallKnock)]
+            return _best_close(view, closes, self.player) if closes else WallPass()
+        # After the draw: a rumino, big gin or gin whenever offered (each beats any
+        # knock), else the least-deadwood knock as soon as the rules allow one. Against
+        # an opponent who may knock any turn the hand goes to the first to knock, and a
+        # knock within the limit is rarely undercut (measured); without a knock limit
+        # (italian) waiting only gives the opponent draws.
+        for wins in (DeclareRumino, BigGin, Gin):
+            for a in legal:
+                if isinstance(a, wins):
+                    return a
+        knocks = [a for a in legal if isinstance(a, Knock)]
+        if knocks:
+            return _best_close(view, knocks, self.player)
+        return self.best_discard([a for a in legal if isinstance(a, Discard)])
 
 
 def _best_close(view: HandState, closes: Sequence[Action], player: int) -> Action:
@@ -140,7 +169,7 @@ GEN_FEED_WEIGHT = 3.0
 GEN_FIRST_UP_MARGIN = 3.0
 
 
-class _General:
+class _General(_Decision):
     """One decision in the variants the planner does not take (two decks, jokers, no
     knock limit, rumino), with its caches."""
 
@@ -167,28 +196,6 @@ class _General:
         self.draw_memo: dict[tuple[int, ...], tuple[int, float, float]] = {}
 
     # -- decisions -------------------------------------------------------------------
-    def choose(self) -> Action:
-        view, legal = self.view, self.legal
-        if view.phase is Phase.FIRST_UPCARD:
-            if DrawStock() in legal:
-                return DrawStock()
-            return TakeUpcard() if self.take_upcard() else PassUpcard()
-        if view.phase is Phase.DRAW:
-            knocks = [a for a in legal if isinstance(a, Knock)]
-            # Rumino: knock instead of drawing whenever allowed, except with every card
-            # melded (4 + 3): then drawing and throwing the drawn card is gin, worth 10.
-            if knocks and _declared_deadwood(view, self.player, knocks[0]) > 0:
-                return knocks[0]
-            if DrawDiscard() in legal and self.take_upcard():
-                return DrawDiscard()
-            return DrawStock()
-        if view.phase is Phase.WALL:
-            closes = [a for a in legal if isinstance(a, WallKnock)]
-            return _best_close(view, closes, self.player) if closes else WallPass()
-        # Knock or close as soon as the rules allow. Without a knock limit (italian) this
-        # means at the first chance: waiting only gives the opponent draws.
-        return _close_or_discard(view, legal, self.player, lambda a: True, self.best_discard)
-
     def best_discard(self, discards: list[Discard]) -> Discard:
         """The discard whose kept cards are worth most (:meth:`value`), less the risk of
         feeding the opponent; ties go to the higher card."""
@@ -376,7 +383,7 @@ def _touching(mask: int, ace_high: bool) -> int:
     return near & _ALL_BITS
 
 
-class _Planner:
+class _Planner(_Decision):
     """One decision of the single-deck bot, with its caches."""
 
     def __init__(self, view: HandState, player: int, legal: list[Action]) -> None:
@@ -400,26 +407,6 @@ class _Planner:
         self.opponent: _OpponentModel | None = None
 
     # -- decisions -------------------------------------------------------------------
-    def choose(self) -> Action:
-        view, legal = self.view, self.legal
-        if view.phase is Phase.FIRST_UPCARD:
-            if DrawStock() in legal:
-                return DrawStock()
-            return TakeUpcard() if self.take_upcard() else PassUpcard()
-        if view.phase is Phase.DRAW:
-            if DrawDiscard() in legal and self.take_upcard():
-                return DrawDiscard()
-            return DrawStock()
-        if view.phase is Phase.WALL:
-            closes = [a for a in legal if isinstance(a, WallKnock)]
-            return _best_close(view, closes, self.player) if closes else WallPass()
-        return _close_or_discard(view, legal, self.player, self.should_knock, self.best_discard)
-
-    def should_knock(self, action: Action) -> bool:
-        """Always: against an opponent who may knock any turn, the hand goes to the
-        first to knock, and a knock within the limit is rarely undercut (measured)."""
-        return True
-
     def best_discard(self, discards: list[Discard]) -> Discard:
         """The discard whose kept ten cards are worth most (:meth:`potential`, less the
         chance of feeding the opponent); the best few are then ranked again with
