@@ -177,14 +177,16 @@ class _Summary:
     end: str | None
     winner: int | None
     verdict: str
+    hellos: tuple[bool, bool] | None  # the host's and the guest's are in it (None: unread)
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> _Summary:
         """Back from the cache file; TypeError, KeyError or ValueError if it is not one."""
-        scores = d["scores"]
+        scores, hellos = d["scores"], d["hellos"]
         return cls(int(d["entries"]), (str(d["names"][0]), str(d["names"][1])), d["preset"],
                    str(d["changes"]), None if scores is None else (int(scores[0]), int(scores[1])),
-                   d["end"], d["winner"], str(d["verdict"]))  # fmt: skip
+                   d["end"], d["winner"], str(d["verdict"]),
+                   None if hellos is None else (bool(hellos[0]), bool(hellos[1])))  # fmt: skip
 
 
 #: The listing's memory of audits, in the games folder: an audit is a few tens of ms
@@ -218,7 +220,7 @@ class _Audits:
         r = audit(path)
         s = _Summary(r.entries, r.names, r.preset,
                      settings_words(r.rules.changes()) if r.rules is not None else "",
-                     r.scores, r.end, r.winner, r.verdict.value)  # fmt: skip
+                     r.scores, r.end, r.winner, r.verdict.value, _hellos(path))  # fmt: skip
         self.known[path.name] = {"stamp": stamp, "summary": asdict(s)}
         self.changed = True
         return s
@@ -258,15 +260,15 @@ def list_games(directory: Path) -> list[GameInfo]:
             side: PeerFile | None = PeerFile.load(peer_path(path))
         except ValueError:
             side = None
-        hellos = _hellos(path)
-        if side is not None and side.role == "guest" and hellos is not None \
-                and not hellos[GUEST]:  # fmt: skip
-            continue  # no game: the guest never said yes (`join` to that host removes it)
         me = side.me if side is not None else HOST
         opponent, preset, result = "?", "?", "no entries"
         changes = ""
         try:
             r = audits.summary(path)
+            hellos = r.hellos
+            if side is not None and side.role == "guest" and hellos is not None \
+                    and not hellos[GUEST]:  # fmt: skip
+                continue  # no game: the guest never said yes (`join` to that host removes it)
             if r.entries and hellos is not None and not hellos[1 - me]:
                 opponent = _awaited(side)  # not the log's stand-in, "guest"
             elif r.entries:

@@ -403,8 +403,13 @@ def test_games_remembers_the_audit_of_a_file_that_did_not_change(
         return real(path, *args, **kwargs)
 
     monkeypatch.setattr(ginp2p.audit, "audit", counted)
+    import ginp2p.games
+
+    read: list[Path] = []
+    reader = ginp2p.games.read_records
+    monkeypatch.setattr(ginp2p.games, "read_records", lambda p: read.append(p) or reader(p))
     assert main(["games"]) == 0
-    assert capsys.readouterr().out == first and audited == []
+    assert capsys.readouterr().out == first and audited == [] and read == [], "nothing read"
     later = (games / "a.ginlog").stat().st_mtime_ns + 10**9
     os.utime(games / "a.ginlog", ns=(later, later))
     assert main(["games"]) == 0
