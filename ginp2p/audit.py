@@ -539,13 +539,17 @@ def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
 
 def _missing(log: Log) -> dict[int, list[tuple[int, int]]]:
     """Per feed, the runs ``(first, last)`` of seqs that stored entries name (by prev or
-    ack) but the file lacks. Runs, not lists: a signed entry may name any seq at all."""
+    ack) but the file lacks. Runs, not lists: a signed entry may name any seq at all.
+    An entry held for want of its author's hello is in the file, so not lacking (only
+    the hello is), though it names nothing: it is not verified."""
     seqs: list[set[int]] = [set(), set()]
     named = [0, 0]
     for e in log.entries():
         seqs[e.author].add(e.seq)
         named[e.author] = max(named[e.author], e.seq - 1)
         named[1 - e.author] = max(named[1 - e.author], e.ack_seq)
+    for e in log.held():
+        seqs[e.author].add(e.seq)
     out: dict[int, list[tuple[int, int]]] = {}
     for a in (HOST, GUEST):
         runs, want = [], 1
@@ -881,6 +885,9 @@ def _damage(folded: Folded, file_damage: Sequence[str], current: int
         one = len(runs) == 1 and runs[0][0] == runs[0][1]
         which = f"entry {runs[0][0]}" if one else "entries " + ", ".join(
             str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
+        if runs[0][0] == 1 and log.hello(a) is None:
+            which = which.replace("entry 1", "hello (entry 1)", 1) if one else \
+                f"hello and {which}"  # fmt: skip
         damage.add(f"{files} {lack} {names[a]}'s {which}, which later entries name", current)
     if missing and folded.lin.held:
         damage.add(f"{len(folded.lin.held)} entries after the missing ones cannot be placed "
@@ -891,7 +898,9 @@ def _damage(folded: Folded, file_damage: Sequence[str], current: int
                    f"{e.ack_seq} as {e.ack_id[:4].hex()}, which is not in {files} (an entry "
                    "is missing, or was never written)", current)  # fmt: skip
     if log.held_count:
-        damage.add(f"{log.held_count} entries wait for a hello {files} {lack}: not verified")
+        whose = " and ".join(f"{names[a]}'s" for a in (HOST, GUEST) if log.hello(a) is None)
+        damage.add(f"{log.held_count} entries wait for {whose or 'a'} hello, which {files} "
+                   f"{lack}: not verified")  # fmt: skip
     return damage, missing
 
 

@@ -645,6 +645,11 @@ class Log:
     def held_count(self) -> int:
         return len(self._held)
 
+    def held(self) -> list[Entry]:
+        """Stored entries not verified yet: their author's hello (or the game) is not
+        known. Unverified: what they say is not evidence."""
+        return sorted(self._held.values(), key=_sort_key)
+
     def have(self) -> tuple[int, int]:
         """The contiguous seqs stored per feed (host, guest): what resync says."""
         out = []

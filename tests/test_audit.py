@@ -227,6 +227,23 @@ def test_a_missing_middle_entry_is_damage(honest: Played) -> None:
     assert r.owed == ()
 
 
+@pytest.mark.parametrize("author", [HOST, GUEST])
+def test_a_missing_hello_is_named_and_the_entries_after_it_not_called_missing(
+        honest: Played, author: int) -> None:  # fmt: skip
+    """Without a player's hello the file still holds their other entries, which cannot
+    be verified: the damage names the hello, not "entries 1-72" as if all were gone."""
+    hello = next(e for e in honest.linear() if e.kind == "hello" and e.author == author)
+    records = [r for r in honest.records if Entry.from_wire(r).id != hello.id]
+    r = audit_records(records)
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    assert not any("entries 1-" in d for d in r.damage), r.damage
+    assert any(f"wait for {r.names[author]}'s hello, which the file lacks" in d
+               for d in r.damage), r.damage  # fmt: skip
+    if author == HOST:  # the guest's entries, verified, name the host's first entry
+        assert f"the file lacks {r.names[HOST]}'s hello (entry 1), which later entries " \
+               "name" in r.damage  # fmt: skip
+
+
 def _save(path: Any, records: list[bytes]) -> Any:
     with LogFile.open(path) as f:
         for r in records:
