@@ -343,7 +343,10 @@ def _parse_file(
     except Exception as exc:
         raise FileCorrupt(f"{path}: unreadable header") from exc
     if type(version) is not list or not version or version[0] != FILE_FORMAT:
-        raise FileCorrupt(f"{path}: unsupported file format {version!r}")
+        shown = repr(version)  # a record where the header should be: no kilobyte of it
+        shown = shown if len(shown) <= 40 else f"{shown[:36]}…"
+        raise FileCorrupt(f"{path}: unsupported file format {shown} (this ginp2p reads "
+                          f"format [{FILE_FORMAT}])")  # fmt: skip
     return _parse_records(data, len(magic) + unpacker.tell(), _WHOLE.get(magic))
 
 

@@ -811,3 +811,20 @@ def test_a_loose_or_damaged_identity_file(home: Path) -> None:
     me.path.write_text("garbage\n")
     with pytest.raises(I.IdentityError):
         I.load_or_create_identity()
+
+
+def test_a_header_that_is_a_record_is_refused_in_one_short_line(tmp_path: Path) -> None:
+    """The version after GINLOG1 cut out, the first entry reads as the header: the error
+    quoted all of it (1.7 kB of bytes). It says what it found, in short, and what this
+    ginp2p reads."""
+    path = tmp_path / "cut.ginlog"
+    path.write_bytes(F.LogFile.MAGIC + E.pack(b"\x92" * 1700))
+    with pytest.raises(F.FileCorrupt) as exc:
+        F.read_records(path)
+    said = str(exc.value)
+    assert said.startswith(f"{path}: unsupported file format b'")
+    assert len(said) < len(str(path)) + 100
+    assert said.endswith(f"… (this ginp2p reads format [{F.FILE_FORMAT}])")
+    path.write_bytes(F.LogFile.MAGIC + E.pack([F.FILE_FORMAT + 1]))
+    with pytest.raises(F.FileCorrupt, match=r"unsupported file format \[2\] \(this ginp2p reads"):
+        F.read_records(path)
