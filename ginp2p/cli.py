@@ -154,6 +154,21 @@ def _interface_address(text: str) -> str:
     return str(address)
 
 
+def _bind_address(text: str) -> str:
+    """``--bind``: an IPv4 address of this computer, or 0.0.0.0 (every interface).
+    Anything else stopped the host once it began, with ZeroMQ's own words (``No such
+    device (addr='tcp://999.1.1.1:*')``); the host's socket speaks IPv4 only."""
+    text = _given("give an address to listen on, or leave --bind out for every "
+                  "interface")(text).strip()  # fmt: skip
+    if text == "0.0.0.0":
+        return text
+    address = _interface_address(text)
+    if ":" in address:
+        raise argparse.ArgumentTypeError(f"{address}: the host listens on IPv4 addresses "
+                                         "only (e.g. 192.168.1.5)")  # fmt: skip
+    return address
+
+
 def _given(what: str) -> Callable[[str], str]:
     """A ``type=`` for a value that must not be empty: an empty folder or file name was
     taken as none (--log-dir "": the default folder, keys --safety "": the list of
@@ -1181,9 +1196,7 @@ def _host_options(p: argparse.ArgumentParser) -> None:
     n.add_argument("--port", type=_port,
                    help="port to listen on (default 52801, or any free one if it is "
                    "taken; 0: any free port)")
-    n.add_argument("--bind", default="0.0.0.0", metavar="ADDR",
-                   type=_given("give an address to listen on, or leave --bind out for every "
-                   "interface"),
+    n.add_argument("--bind", default="0.0.0.0", metavar="ADDR", type=_bind_address,
                    help="address to listen on (default 0.0.0.0: every interface)")
 
 

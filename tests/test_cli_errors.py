@@ -741,6 +741,30 @@ def test_an_empty_file_folder_or_name_is_refused_not_taken_as_none(
     assert last.startswith(f"ginp2p {args[0]}: error: {says}"), last
 
 
+@pytest.mark.parametrize(("address", "says"), [
+    ("999.1.1.1", "'999.1.1.1' is not an IP address: give this computer's address"),
+    ("203.0.113.254", "203.0.113.254 is not an address of this computer (its addresses: "),
+    ("::1", "::1: the host listens on IPv4 addresses only"),
+])  # fmt: skip
+@pytest.mark.parametrize("command", [["host"], ["bot", "--host"]])
+def test_a_bind_address_that_is_no_address_of_this_computer_is_refused_before_hosting(
+        address: str, says: str, command: list[str], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """It went to ZeroMQ as it was: the host began, then stopped with ZeroMQ's words
+    ("cannot listen on 999.1.1.1:0: No such device (addr='tcp://999.1.1.1:*')")."""
+    from ginp2p import cli
+
+    def began(args: Any) -> None:
+        raise AssertionError("the game began")
+
+    monkeypatch.setattr(cli, "_check_common", began)
+    with pytest.raises(SystemExit) as exc:
+        main([*command, "--bind", address, "--port", "0"])
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last.startswith(f"ginp2p {command[0]}: error: argument --bind: {says}"), last
+
+
 @pytest.mark.parametrize("folder", [".", "/", ".."])
 def test_a_folder_with_no_name_to_go_by_is_no_game_not_a_traceback(
         folder: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
