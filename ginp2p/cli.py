@@ -586,7 +586,9 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
         raise Problem(f"{path} is a folder, not a game: resume the game's .ginlog file "
                       "(`ginp2p games` lists them)")  # fmt: skip
     if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
-        path = path.with_suffix(".ginlog")
+        named = path.with_suffix(".ginlog")
+        # a name without a suffix that is no game's (/dev/null, notes.txt renamed): as given
+        path = path if path.suffix == "" and path.exists() and not named.exists() else named
     elif path.suffix != ".ginlog":
         raise Problem(f"{path} is not a game: resume the game's .ginlog file "
                       "(`ginp2p games` lists them)")  # fmt: skip

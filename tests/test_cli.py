@@ -528,7 +528,8 @@ def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
     hosted = h.game_file()
     peer = json.loads(hosted.with_suffix(".peer").read_text())
     hosted.with_suffix(".peer").write_text(json.dumps({**peer, "player": "human"}))
-    again = Peer(tmp_path / "h", ["resume", str(hosted), "--linger", "1"], name="again")
+    again = Peer(tmp_path / "h", ["resume", str(hosted.with_suffix("")), "--linger", "1"],
+                 name="again")  # the game's name without .ginlog names it too
     assert again.wait() == 0, again.output
     assert "the match is over" in again.output and "resume it with" not in again.output, \
         again.output

@@ -58,15 +58,19 @@ def test_export_never_writes_over_the_log_it_reads(
     assert not (tmp_path / "-").exists()
 
 
-@pytest.mark.parametrize("command", ["audit", "export", "replay"])
+@pytest.mark.parametrize("command", ["audit", "export", "replay", "resume"])
 def test_a_pipe_or_a_device_is_refused_at_once(command: str, tmp_path: Path) -> None:
-    """Reading a pipe would wait for a writer forever, /dev/zero would fill memory."""
+    """Reading a pipe would wait for a writer forever, /dev/zero would fill memory.
+    `resume /dev/null` said "/dev/null.ginlog: no such file" (a name without a suffix is
+    taken for a game's, `resume GAME`): a path that is there is judged as given."""
     fifo = tmp_path / "game.ginlog"
     os.mkfifo(fifo)
-    for path in (str(fifo), "/dev/zero"):
+    os.mkfifo(tmp_path / "fifo")
+    for path in (str(fifo), "/dev/zero", str(tmp_path / "fifo"), "/dev/null"):
         r = _run(tmp_path, command, path)
         assert r.returncode == (NO_VERDICT if command == "audit" else 1), r.stderr
-        assert b"not a file" in r.stderr and b"Traceback" not in r.stderr
+        assert f"{path} is a pipe or a device, not a file".encode() in r.stderr, r.stderr
+        assert b"Traceback" not in r.stderr
 
 
 def test_audit_replay_and_export_say_the_same_of_a_file_they_cannot_read(
