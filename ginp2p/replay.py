@@ -609,9 +609,14 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
             if sp in required:
                 raise ReplayError(f"{sp}: no such secrets file") from None
             continue
-        except (OSError, FileError) as exc:
+        except IsADirectoryError:
             if sp in required:
-                raise ReplayError(f"{sp}: not a readable secrets file ({exc})") from None
+                raise ReplayError(f"{sp} is a folder, not a secrets file") from None
+            continue
+        except (OSError, FileError) as exc:
+            if sp in required:  # a FileError names the file and says what is wrong
+                raise ReplayError(f"{sp}: cannot read it ({exc.strerror or exc})"
+                                  if isinstance(exc, OSError) else str(exc)) from None
             notes.append(f"{sp} ignored: not a readable secrets file")
             continue
         who = _owner(seeds, table)

@@ -217,6 +217,16 @@ def test_a_players_own_cards_need_their_secrets(honest: Match, cheat: Match,
     stranger = write(tmp_path / "other.ginlog", [], cheat.host).with_suffix(".secrets")
     with pytest.raises(ReplayError, match="not of this game"):
         load(path, [stranger])
+    # what --secrets names may be no secrets file at all: said in one plain sentence
+    folder, notes = tmp_path / "a-folder", tmp_path / "notes.txt"
+    folder.mkdir()
+    notes.write_text("hand 3: Bob knocked\n")
+    for wrong, says in ((folder, f"{folder} is a folder, not a secrets file"),
+                        (notes, f"{notes} is not a ginp2p secrets file: it does not begin "
+                                "with GINSEC1")):  # fmt: skip
+        with pytest.raises(ReplayError) as exc:
+            load(path, [wrong])
+        assert str(exc.value) == says
 
 
 def test_the_cheat_is_marked(cheat: Match, tmp_path: Path) -> None:
