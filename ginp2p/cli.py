@@ -1130,7 +1130,7 @@ def _same_file(a: str, b: str) -> bool:
 
 
 def _other_copies(p: argparse.ArgumentParser) -> None:
-    p.add_argument("others", nargs="*", metavar="OTHER.ginlog", type=GAME_FILE,
+    p.add_argument("others", nargs="*", default=[], metavar="OTHER.ginlog", type=GAME_FILE,
                    help="the other player's copy of the same game: the entries of all copies "
                    "are read together, so what one copy lost the other can hold (and two "
                    "different entries at one place prove who made them)")

@@ -783,3 +783,15 @@ def test_a_folder_with_no_name_to_go_by_is_no_game_not_a_traceback(
         assert main(command) == 1
         assert capsys.readouterr().err == f"ginp2p {command[0]}: error: {folder} is a folder, " \
                                           "not a game log\n"
+
+
+@pytest.mark.parametrize("command", ["audit", "replay", "export"])
+def test_a_missing_game_file_asks_for_the_game_not_for_the_other_copy(
+        command: str, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """The other player's copy is optional: the error asked for it too ("required:
+    GAME.ginlog, OTHER.ginlog")."""
+    with pytest.raises(SystemExit) as exc:
+        main([command])
+    assert exc.value.code == (NO_VERDICT if command == "audit" else 2)
+    last = capsys.readouterr().err.splitlines()[-1]
+    assert last == f"ginp2p {command}: error: the following arguments are required: GAME.ginlog"
