@@ -942,6 +942,11 @@ def _cmd_games(args: argparse.Namespace) -> int:
         raise UsageError(f"{directory} is not a folder")
     if args.log_dir and not directory.exists():  # a typo, not "no games yet"
         raise UsageError(f"{directory}: no such folder")
+    if not directory.exists():  # no games yet, unless a file is in the way of the folder
+        blocked = next((d for d in directory.parents if d.exists()), None)
+        if blocked is not None and not blocked.is_dir():
+            raise Problem(f"cannot look for games in {directory}: {blocked} is not a folder "
+                          "(set GINP2P_HOME to a folder)")  # fmt: skip
     games = list_games(directory) if directory.exists() else []
     if not games:
         print(f"no games in {directory}")

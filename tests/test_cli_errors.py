@@ -795,3 +795,20 @@ def test_a_missing_game_file_asks_for_the_game_not_for_the_other_copy(
     assert exc.value.code == (NO_VERDICT if command == "audit" else 2)
     last = capsys.readouterr().err.splitlines()[-1]
     assert last == f"ginp2p {command}: error: the following arguments are required: GAME.ginlog"
+
+
+def test_games_with_a_home_that_is_a_file_says_so(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """GINP2P_HOME set to a file: `games` said "no games in FILE/games" (exit 0), as if
+    there were none, while keys and play refuse that home."""
+    home = tmp_path / "notes.txt"
+    home.write_text("not a folder\n")
+    monkeypatch.setenv("GINP2P_HOME", str(home))
+    assert main(["games"]) == 1
+    assert capsys.readouterr().err == (f"ginp2p games: error: cannot look for games in "
+                                       f"{home / 'games'}: {home} is not a folder (set "
+                                       "GINP2P_HOME to a folder)\n")  # fmt: skip
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "new"))  # not made yet: no games
+    assert main(["games"]) == 0
+    assert capsys.readouterr().out == f"no games in {tmp_path / 'new' / 'games'}\n"
