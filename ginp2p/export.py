@@ -21,7 +21,7 @@ from .engine import Declaration, HandResult
 from .replay import Replay, Step
 from .rules import RuleSet
 from .table import NAMES
-from .words import count, result_words, score_reasons, settings_words
+from .words import count, forfeited_lead_words, result_words, score_reasons, settings_words
 
 __all__ = ["SCHEMA", "document", "text_lines"]
 
@@ -141,6 +141,10 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
             }
         )
     final = replay.steps[-1].match if replay.steps else None
+    # the lead the match is settled by (hoyle: what the lower total pays), when the
+    # audit's result is the table's (a cheat it alone found changes both)
+    same = final is not None and rep.winner == final.winner and \
+        rep.scores == (final.totals or final.scores)  # fmt: skip
     return {
         "schema": SCHEMA,
         "players": {"host": names[0], "guest": names[1]},
@@ -157,10 +161,8 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
                 for what, points in (mt.bonuses(final) if final is not None else [])
             ],
             "winner": NAMES[rep.winner] if rep.winner is not None else None,
-            # the lead the match is settled by (hoyle: what the lower total pays), when
-            # the audit's result is the table's (a cheat it alone found changes both)
-            "margin": final.margin if final is not None and rep.winner == final.winner
-            and rep.scores == (final.totals or final.scores) else None,
+            "margin": final.margin if same and final is not None else None,
+            "forfeited_lead": final.forfeited_lead if same and final is not None else 0,
             "end": rep.end,
             "text": replay.status(replay.steps[-1]),
         },
@@ -238,5 +240,8 @@ def _sum_lines(doc: dict[str, Any]) -> Iterator[str]:
     for b in result["bonuses"]:
         yield f"  {b['what']}: {who['host']} {b['host']}, {who['guest']} {b['guest']}"
     yield f"Total: {who['host']} {total['host']}, {who['guest']} {total['guest']}"
-    if (result["margin"] or 0) > 0:  # none after a forfeit by the one who was ahead
+    if result.get("forfeited_lead", 0) > 0:  # the winner was behind: nobody pays
+        loser = who["guest" if result["winner"] == "host" else "host"]
+        yield forfeited_lead_words(loser, result["forfeited_lead"])
+    elif (result["margin"] or 0) > 0:
         yield f"{who[result['winner']]} wins by {result['margin']}"

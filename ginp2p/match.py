@@ -76,11 +76,23 @@ class MatchState:
         bonuses go to both). After a forfeit it is never negative: whoever forfeits
         the match collects nothing from it.
         """
+        lead = self._lead()
+        if lead is None:
+            return None
+        return max(lead, 0) if self.end in _FORFEITS else lead
+
+    @property
+    def forfeited_lead(self) -> int:
+        """How far ahead the player who forfeited the match was (0 if behind, or no
+        forfeit): what they are not paid."""
+        lead = self._lead()
+        return max(-lead, 0) if lead is not None and self.end in _FORFEITS else 0
+
+    def _lead(self) -> int | None:
         if self.winner is None or self.totals is None:
             return None
         diff = self.totals[self.winner] - self.totals[1 - self.winner]
-        lead = -diff if self.rules.scoring == "own_deadwood" else diff
-        return max(lead, 0) if self.end in _FORFEITS else lead
+        return -diff if self.rules.scoring == "own_deadwood" else diff
 
 
 def new_match(rules: RuleSet, first_dealer: int = 0) -> MatchState:

@@ -12,8 +12,8 @@ from .engine import Action, HandEnd, HandResult
 from .rules import RuleSet
 
 __all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "commands_in", "count",
-           "ending",
-           "for_screen", "goal_words", "hands_words", "match_end_words", "no_score",
+           "ending", "for_screen", "forfeited_lead_words", "goal_words", "hands_words",
+           "match_end_words", "no_score",
            "preset_short", "preset_words", "result_words", "rules_help", "score_reasons",
            "sent_words", "setting_value", "settings_words"]  # fmt: skip
 
@@ -396,3 +396,9 @@ def for_screen(text: str) -> str:
     if text.isprintable():  # nearly always, and checked in C: a refold re-reads every chat
         return text
     return "".join(c if c.isprintable() or c == "\u200d" else "\ufffd" for c in text)
+
+
+def forfeited_lead_words(who: str, lead: int) -> str:
+    """After a forfeit by the player who was ahead: nobody pays (docs/rules.md §1)."""
+    return (f"nobody pays: {who} {'were' if who == 'you' else 'was'} ahead by {lead}, and "
+            "whoever forfeits the match is paid nothing")

@@ -241,9 +241,9 @@ def test_whoever_forfeits_never_collects() -> None:
     m = match.new_match(PRESETS["hoyle"], first_dealer=0)
     m = match.record_hand(replace(m, hand_no=1), HandResult(HandEnd.KNOCK, 0, (90, 0), (90, -90)))
     resigned = match.forfeit(m, 0, MatchEnd.RESIGN)
-    assert resigned.winner == 1 and resigned.margin == 0
+    assert resigned.winner == 1 and resigned.margin == 0 and resigned.forfeited_lead == 90
     trailing = match.forfeit(m, 1, MatchEnd.RESIGN)
-    assert trailing.winner == 0 and trailing.margin == 90
+    assert trailing.winner == 0 and trailing.margin == 90 and trailing.forfeited_lead == 0
 
 
 def _draw_and_throw(s: engine.HandState) -> engine.HandState:

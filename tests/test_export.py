@@ -251,3 +251,35 @@ def test_the_text_adds_up_the_match_as_replay_plain_does(name: str,
     said = [x.strip().replace("Points from", "points from").replace("Total:", "total:")
             for x in block]  # fmt: skip
     assert said == sheet
+
+
+def test_a_forfeit_by_the_player_ahead_says_nobody_pays(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Ann wins the first hand and resigns in the second: Bob wins the match, by
+    nothing. The sums said no more than the totals; they now say that nobody pays, as
+    the table does (docs/rules.md: whoever forfeits is never paid)."""
+
+    def quitter(proto: PeerProtocol, view: engine.HandState) -> engine.Action:
+        m = proto.table.match
+        return engine.Resign(HOST) if m is not None and m.hand_no > 1 \
+            else bot_player(proto, view)  # fmt: skip
+
+    for seed in range(40):  # the first deal of these seeds that Ann wins
+        rng = random.Random(seed)
+        host, guest = make_pair(RULES, rng)
+        FakeLink(host, guest, rng, players=(quitter, bot_player)).run()
+        final = host.proto.table.match
+        assert final is not None and final.end is not None
+        if final.forfeited_lead > 0:
+            break
+    else:
+        raise AssertionError("Ann won no first hand in 40 deals")
+    path = write(tmp_path / "ahead.ginlog", host.saved)
+    doc = export_json(path, capsys)
+    lead = final.forfeited_lead
+    assert doc["result"]["margin"] == 0 and doc["result"]["forfeited_lead"] == lead
+    assert main(["export", str(path)]) == 0
+    text = capsys.readouterr().out
+    assert f"\nTotal: Ann {lead}, Bob 0\nnobody pays: Ann was ahead by {lead}, and " \
+           "whoever forfeits the match is paid nothing\n" in text, text[-400:]  # fmt: skip
+    assert " wins by " not in text

@@ -224,6 +224,15 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
     resigned = mt.forfeit(MatchState(rules=RULES, dealer=1, hand_no=1), 1, MatchEnd.RESIGN)
     assert resigned.margin == 0 and match_summary(resigned, 0, NAMES).sum_lines("you")[-1] \
         == "total: you 0, Bot 0", "a resignation at 0-0: no 'wins by 0'"  # fmt: skip
+    # the player ahead resigns: no "wins by", and they are told nobody pays (it said
+    # only "Bot wins (you resigned)" under totals of 13 to 0)
+    ahead = mt.forfeit(record_hand(MatchState(rules=RULES, dealer=1, hand_no=1), r), 0,
+                       MatchEnd.RESIGN)  # fmt: skip
+    assert ahead.winner == 1 and ahead.margin == 0 and ahead.forfeited_lead == 13
+    said = "nobody pays: {} ahead by 13, and whoever forfeits the match is paid nothing"
+    assert match_summary(ahead, 0, NAMES).sum_lines("you")[-1] == said.format("you were")
+    assert match_summary(ahead, 1, NAMES).sum_lines()[-1] == said.format("Ann was")
+    assert said.format("you were") in texts(match_rows(match_summary(ahead, 0, NAMES), 80, True))
 
 
 def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:

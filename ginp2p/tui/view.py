@@ -25,6 +25,7 @@ from ..words import (
     action_words,
     count,
     ending,
+    forfeited_lead_words,
     goal_words,
     match_end_words,
     no_score,
@@ -503,6 +504,7 @@ class MatchSummary:
     #: The winner (0: the first player) and the lead the match is settled by, as
     #: ``MatchState.margin`` (None: no winner).
     won_by: tuple[int, int] | None = None
+    forfeited_lead: int = 0  # how far ahead the player who forfeited was
 
     def sum_lines(self, me: str | None = None, *, lead: bool = True) -> list[str]:
         """From the hands' points to the totals, one line each: the bonuses spelled out,
@@ -518,13 +520,20 @@ class MatchSummary:
 
     def lead_line(self, me: str | None = None) -> str | None:
         """"Ann wins by 145": the difference the match is settled by (hoyle has the
-        lower total pay it). None without a lead to speak of (a resignation at 0-0)."""
-        if self.won_by is None or self.won_by[1] <= 0:
+        lower total pay it); after a forfeit by the player ahead, that nobody pays. None
+        without a lead to speak of (a resignation at 0-0)."""
+        if self.won_by is None:
             return None
         seat, margin = self.won_by
+        if self.forfeited_lead > 0:
+            return forfeited_lead_words(self.names[1 - seat] if seat == 0 or me != "you"
+                                        else "you", self.forfeited_lead)  # fmt: skip
+        if margin <= 0:
+            return None
         if seat == 0 and me == "you":
             return f"you win by {margin}"
         return f"{self.names[seat]} wins by {margin}"
+
 
 
 def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummary:
@@ -541,7 +550,7 @@ def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummar
     won_by = None if m.winner is None or margin is None else (int(m.winner != me), margin)
     return MatchSummary(headline, (names[me], names[opp]), tuple(rows),
                         (m.scores[me], m.scores[opp]), bonuses,
-                        (totals[me], totals[opp]), won_by)  # fmt: skip
+                        (totals[me], totals[opp]), won_by, m.forfeited_lead)  # fmt: skip
 
 
 # ------------------------------------------------------------------------ declaring
