@@ -272,6 +272,7 @@ def rules_help(rules: RuleSet, width: int = 78) -> list[str]:
 def _turn_words(rules: RuleSet) -> str:
     """A turn and the knock: the limit, instead of drawing or not, the layoffs."""
     limit = ("whatever the deadwood" if rules.knock_limit is None  # None: no limit at all
+             else "only with no deadwood" if rules.knock_limit == 0
              else f"with deadwood of {rules.knock_limit} or less")  # fmt: skip
     lay = "no layoffs" if not rules.layoffs else \
         f"layoffs: at most {rules.layoffs_per_run_end} per run end" \
@@ -280,6 +281,8 @@ def _turn_words(rules: RuleSet) -> str:
     if rules.knock_instead_of_draw:
         return (f"Each turn draw and discard{back}; or, {limit}, knock instead "
                 f"(no discard{', ' * bool(lay)}{lay}).")
+    if rules.knock_limit == 0:  # a knock with no deadwood is a gin
+        return f"Each turn draw, then discard{back}. No knocking: only a gin ends the hand."
     return (f"Each turn draw, then discard{back}. You may knock {limit}"
             f"{f' ({lay})' * bool(lay)}; with none, go gin.")
 

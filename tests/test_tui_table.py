@@ -1385,6 +1385,7 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     classic = helped("classic")
     assert "a run of 3 or more of one suit, ace low" in classic and "at most" not in classic
     assert "You may knock with deadwood of 10 or less; with none, go gin" in classic
+    assert "No knocking: only a gin ends the hand." in helped("classic", knock_limit=0)
     assert "joker" not in classic and "rumino" not in classic and "wall" not in classic
     rumino = helped("rumino")
     assert "help · rumino" in rumino and "3 or 4 of one rank, no two of one suit" in rumino
