@@ -612,6 +612,7 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
         except IsADirectoryError:
             if sp in required:
                 raise ReplayError(f"{sp} is a folder, not a secrets file") from None
+            notes.append(f"{sp} ignored: a folder, not a secrets file")
             continue
         except (OSError, FileError) as exc:
             if sp in required:  # a FileError names the file and says what is wrong

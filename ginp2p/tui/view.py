@@ -535,7 +535,6 @@ class MatchSummary:
         return f"{self.names[seat]} wins by {margin}"
 
 
-
 def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummary:
     """From the final score sheet: the hand-by-hand table and the bonuses added."""
     opp = 1 - me
