@@ -257,7 +257,8 @@ def test_rumino_says_who_went_over_and_a_gin_scores_minus_ten() -> None:
     assert "ginp2p · rumino, out over 20 · hand 1" in texts(header_rows(v, 80))  # not "changed"
 
 
-def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
+def _gin_result() -> Any:
+    """Hand 1 of classic ended by a gin of the first player's, shown by both."""
     h = deal(RULES, "7H 8H 9H 4S 4D 4C 5C 6C 7C TH", "5S 6S 7S 2D 9D JD QD KD 6H 8C", "5H",
              "KS")  # fmt: skip
     h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
@@ -265,7 +266,11 @@ def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
     done = engine.apply(h, gin)
     done = engine.apply(done, engine.propose_show(done))
     assert done.result is not None
-    s = hand_summary(1, done.result, (0, 0), 0, NAMES, RULES)
+    return done.result
+
+
+def test_a_gin_shows_no_deadwood_rather_than_an_empty_list() -> None:
+    s = hand_summary(1, _gin_result(), (0, 0), 0, NAMES, RULES)
     text = texts(summary_rows(s, ASCII, 80))
     assert "no deadwood" in text and "deadwood  =" not in text and "deadwood = 0" not in text
 
@@ -287,14 +292,7 @@ def test_names_in_wide_letters_keep_the_columns_lined_up() -> None:
     (them,) = [line for line in rows if "in hand" in line]
     (stock,) = [line for line in rows if "stock" in line]
     assert column(them, "10 cards in hand") == column(stock, "pile") == 12
-    h = deal(RULES, "7H 8H 9H 4S 4D 4C 5C 6C 7C TH", "5S 6S 7S 2D 9D JD QD KD 6H 8C", "5H",
-             "KS")  # fmt: skip
-    h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
-    gin = next(a for a in engine.legal_actions(h) if a.kind == "gin")
-    done = engine.apply(h, gin)
-    done = engine.apply(done, engine.propose_show(done))
-    assert done.result is not None
-    shown = texts(summary_rows(hand_summary(1, done.result, (0, 0), 0, wide, RULES), ASCII, 80))
+    shown = texts(summary_rows(hand_summary(1, _gin_result(), (0, 0), 0, wide, RULES), ASCII, 80))
     ann, yamada = (line for line in shown.splitlines() if "[" in line)
     assert column(ann, "[") == column(yamada, "[") == get_cwidth("   山田花子") + 3
 
