@@ -19,7 +19,7 @@ __all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "commands_in
 
 #: Hands that end without a knock.
 END_WORDS = {
-    HandEnd.STOCK_VOID: "the stock ran out (no score)",
+    HandEnd.STOCK_VOID: "the stock ran low (no score)",
     HandEnd.STOCK_COUNT: "the stock ran out and both counted",
     HandEnd.WALL_PASS: "passed at the wall (no score)",
     HandEnd.REPEATED_DISCARD: "the upcard came back (no score)",
@@ -134,7 +134,7 @@ _ENDED_BY = {HandEnd.WALL_PASS: END_WORDS[HandEnd.WALL_PASS], HandEnd.RESIGN: "r
 
 
 def ending(r: HandResult, who: Callable[[int], str]) -> str:
-    """How the hand ended: "Ann knocked, undercut by Bob", "the stock ran out ...";
+    """How the hand ended: "Ann knocked, undercut by Bob", "the stock ran low ...";
     ``who`` names a player (a name, or "you")."""
     if r.ended_by is not None and r.end in _ENDED_BY:
         return f"{who(r.ended_by)} {_ENDED_BY[r.end]}"

@@ -183,7 +183,7 @@ def test_the_log_says_what_happened_in_words() -> None:
     void = engine.HandResult(engine.HandEnd.STOCK_VOID, None, (0, 0), (0, 0))
     tie = engine.HandResult(engine.HandEnd.KNOCK, 1, (0, 0), (0, 0))
     assert log_line(HandScored(1, void, (0, 0)), 0, NAMES) == \
-        "hand 1: the stock ran out (no score) · Ann 0, Bot 0"  # fmt: skip
+        "hand 1: the stock ran low (no score) · Ann 0, Bot 0"  # fmt: skip
     assert log_line(HandScored(2, tie, (0, 0)), 0, NAMES) == \
         "hand 2: Bot knocked; no score · Ann 0, Bot 0"  # fmt: skip
 
