@@ -57,9 +57,12 @@ class Player(Protocol):
     change (a bot answers at once), ``event`` for what happened, and runs ``run`` as a
     task for the whole game (a person's input). ``keys_ctrl_c``: a prompt_toolkit
     screen reads Ctrl-C as a key of its own (it asks first), so the session does not
-    catch the signal (the line prompt catches it itself, between two prompts)."""
+    catch the signal (the line prompt catches it itself, between two prompts).
+    ``stays_at_the_end``: the player's screen stays up after the match until they leave
+    (the table), so a claim of theirs still on its way can be delivered meanwhile."""
 
     verbose: bool
+    stays_at_the_end: bool
 
     @property
     def keys_ctrl_c(self) -> bool: ...
@@ -76,6 +79,7 @@ class BotPlayer:
     with claims: not in ``play``, where nobody else waits and a person may take all day)."""
 
     keys_ctrl_c = False
+    stays_at_the_end = False
 
     def __init__(self, verbose: bool = False) -> None:
         self.verbose = verbose
@@ -105,6 +109,8 @@ class BotPlayer:
 
 class LinePlayer:
     """A person at a plain line prompt (prompt_toolkit when on a terminal)."""
+
+    stays_at_the_end = False  # the prompt ends with the match
 
     def __init__(self, verbose: bool = True, stdin: Any = None) -> None:
         self.verbose = verbose

@@ -182,6 +182,14 @@ def moved_words(endpoint: GuestEndpoint, name: str, path: Path | None, for_s: fl
             f"stays saved) and run: ginp2p resume {path or 'FILE'} --address HOST:PORT")
 
 
+def undelivered_words(name: str, path: Path | None) -> str:
+    """At a table left open after a claim that has not reached the other player: it is
+    delivered if they come back while the table is up, or by a resume later."""
+    return (f"your claim has not reached {name} yet: it is delivered if they come back "
+            "while this table is open (a move of theirs that it has not reached beats "
+            f"it); if you leave, `ginp2p resume {path or 'FILE'}` delivers it")
+
+
 def forgotten_by_words(name: str) -> str:
     """Why a resumed guest stops when its host does not know its key any more: that
     host cannot go on with the game, nor pair with a guest that resumes."""
@@ -594,6 +602,7 @@ class Session:
     _last_item: float | None = None  # when the last item was done
     _woke: float | None = None  # when this process came back from being frozen
     _told_moved = False  # that the host may be running the game elsewhere
+    _told_undelivered = False  # that our claim has not reached the other player yet
 
     async def _notice_stall(self) -> None:
         """Items come at least every tick; a longer wait since the last one was done
@@ -946,6 +955,7 @@ class Session:
         if not p.finished:
             if self.finishing is not None:  # an entry sent before the claim beat it
                 self.finishing = None
+                self._told_undelivered = False
                 self.say("the match goes on: the claim that ended it was beaten by an entry "
                          "sent before it")  # fmt: skip
             return
@@ -955,11 +965,23 @@ class Session:
             await self._send_have(reply=True)
         confirmed = self.peer_have == p.have()
         # Our claim stands only once the other side has it: a move of theirs that it
-        # has not reached beats it. So a claimant waits as long as a player may owe.
+        # has not reached beats it. So a claimant waits as long as a player may owe,
+        # and at a table, until the player leaves it.
         wait = max(self.linger, p.table.claim_timeout) if self._our_claim else self.linger
         if confirmed or now - self.finishing > wait:
+            if not confirmed and self._our_claim and self.player.stays_at_the_end:
+                if not self._told_undelivered:
+                    self._told_undelivered = True
+                    self.say(undelivered_words(self.opponent_name, self.game_path))
+                return
             await self._bye("the match is over")
             self._end(0, "over", self._over_words(confirmed))
+
+    @property
+    def claim_undelivered(self) -> bool:
+        """Our claim ended the match, and a player's wait is over without the other side
+        having it: the table stays up for them to come back (``stays_at_the_end``)."""
+        return self._told_undelivered and self.result is None
 
     @property
     def _our_claim(self) -> bool:

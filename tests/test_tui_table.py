@@ -450,6 +450,8 @@ class FakeSession:
     rules_pending: Any = None
     away: str = ""  # what leaving risks (Session.away_words)
     begun: bool = True  # our hello is stored (Session.begun)
+    result: Any = None  # set once the game is done (Session.result)
+    claim_undelivered: bool = False
 
     def __post_init__(self) -> None:
         self.proto = FakeProto(self, self.me)

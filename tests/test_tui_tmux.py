@@ -21,13 +21,14 @@ import pytest
 class Pane:
     """One tmux server of our own (``-L``, no config) with one window of a fixed size."""
 
-    def __init__(self, tmp: Path, width: int, height: int, args: list[str]) -> None:
+    def __init__(self, tmp: Path, width: int, height: int, args: list[str],
+                 command: str = "play") -> None:  # fmt: skip
         tmp.mkdir(parents=True, exist_ok=True)
         tmux = shutil.which("tmux")
         assert tmux, "tmux is needed for the console end-to-end test (apt-get install tmux)"
         self.tmux = [tmux, "-u", "-L", f"ginp2p-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
         env = {"GINP2P_HOME": str(tmp / "home"), "LANG": "C.UTF-8", "TERM": "xterm-256color"}
-        play = shlex.join([sys.executable, "-m", "ginp2p", "play", "--log-dir",
+        play = shlex.join([sys.executable, "-m", "ginp2p", command, "--log-dir",
                            str(tmp / "games"), "--name", "Ann", "--no-bell", *args])  # fmt: skip
         script = f"{play} 2>{shlex.quote(str(tmp / 'stderr'))}; echo EXIT=$?; sleep 60"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
@@ -67,8 +68,8 @@ class Pane:
 def panes(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
     made: list[Pane] = []
 
-    def make(width: int, height: int, *args: str) -> Pane:
-        pane = Pane(tmp_path / str(len(made)), width, height, list(args))
+    def make(width: int, height: int, *args: str, command: str = "play") -> Pane:
+        pane = Pane(tmp_path / str(len(made)), width, height, list(args), command)
         made.append(pane)
         return pane
 
@@ -186,6 +187,67 @@ def test_closing_the_terminal_tells_the_other_player_the_game_is_paused(
         time.sleep(0.2)
     assert "Ann left (left for now; the game can be resumed)" in out.read_text(), \
         out.read_text()  # fmt: skip
+
+
+def test_a_claim_at_the_table_waits_there_for_the_other_player_to_come_back(
+        panes: Callable[..., Pane], tmp_path: Path) -> None:  # fmt: skip
+    """Ann claims against a guest whose program died. Her claim stands only once the
+    guest has it, and her table stays up: the game goes on waiting for the guest there,
+    so a resume of the guest's delivers the claim and both sides end on it. Before, the
+    game stopped after the claim timeout while the table still showed "you win" and
+    its port still took connections: the guest's resume was "connected" to nothing,
+    moved, and beat the claim. Once the game is done the port is closed."""
+    import signal
+    import socket
+
+    from ginp2p.audit import audit
+
+    from .test_session_support import CODE, Peer, guest
+
+    pane = panes(100, 30, "--ascii", "--bind", "127.0.0.1", "--port", "0", "--no-advertise",
+                 "--claim-timeout", "5", "--pair-code", CODE, "--linger", "1",
+                 command="host")  # fmt: skip
+    pane.wait("pairing code", 20)
+    joined = pane.run("capture-pane", "-p", "-J", "-t", "t")
+    join = re.search(r"127\.0\.0\.1:(\d+)/[a-z0-9]{52}", joined)
+    assert join is not None, joined
+    bob = guest(tmp_path / "g", join[0], "--linger", "1")
+    while True:  # to Ann's first draw: then the guest dies and owes the next move
+        text = pane.wait("your turn", 30)
+        if "draw from the stock (s)" in text:
+            break
+        pane.keys("p")  # the first upcard
+        pane.wait(lambda s: "you passed" in s, 10)
+    pane.keys("s")
+    pane.wait("choose a card", 10)
+    bob.kill(signal.SIGKILL)
+    pane.keys("Enter")
+    pane.wait("press c to claim", 30)
+    pane.keys("c")
+    waiting = pane.wait("your claim has not reached Guesto: waiting for them", 30)
+    assert "MATCH OVER: you win (Guesto stopped answering)" in waiting
+    back = Peer(tmp_path / "g", ["bot", "--resume", str(bob.game_file()), "--linger", "1"],
+                name="guest again")  # fmt: skip
+    assert back.wait() == 0, back.output
+    assert "forfeits the match by a claim" in back.output, back.output
+    done = pane.wait("q or Enter: leave", 30)
+    assert "MATCH OVER: you win (Guesto stopped answering)" in done
+    pane.wait("game over", 10)
+
+    def listening() -> bool:
+        with socket.socket() as s:
+            return s.connect_ex(("127.0.0.1", int(join[1]))) == 0
+
+    deadline = time.monotonic() + 10  # closed once the bye has had its moment to leave
+    while listening() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not listening(), "the table is up, the game done: nothing takes connections"
+    pane.keys("q")
+    assert "EXIT=0" in pane.wait("EXIT=", 20)
+    (ours,) = (pane.tmp / "games").glob("*.ginlog")
+    for path in (ours, bob.game_file()):
+        report = audit(path)
+        assert (report.end, report.winner) == ("claim", 0), report.text()
 
 
 def listed_choices(screen: str) -> dict[str, str]:

@@ -193,7 +193,7 @@ def header_rows(v: TableView, width: int) -> list[Row]:
     link = v.link
     if link == "connected" and v.latency is not None:
         link += f" · {v.latency * 1000:.0f} ms"
-    style = "class:dim" if v.link == "connected" else "class:warn"
+    style = "class:dim" if v.link in ("connected", "game over") else "class:warn"
     top = _spread([("class:title", game)], [(style, link + " ")], width)
     mine, theirs = f" (you) {v.scores[0]} · {v.standings[0]}", f" {v.scores[1]} · {v.standings[1]} "
     # both names and both scores on one line: names too long for it are shortened
@@ -485,9 +485,11 @@ def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False) -> 
     return rows
 
 
-def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19) -> list[Row]:
-    """The end of the match: hand by hand, the bonuses, the totals, and how to leave,
-    in ``height`` rows: a long match shows its last hands, never a cut-off end."""
+def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19,
+               waiting: str = "making sure the other side has every entry…") -> list[Row]:
+    """The end of the match: hand by hand, the bonuses, the totals, and how to leave
+    (or, not ``finished``, what is ``waiting``), in ``height`` rows: a long match shows
+    its last hands, never a cut-off end."""
     me, opp = m.names
     w = max(8, len(me), len(opp)) + 1
     rows: list[Row] = [[("class:title", f" {m.headline}")], []]
@@ -512,7 +514,7 @@ def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19) ->
     rows.append([])
     rows.append([("class:turn" if finished else "class:dim",
                   "   q or Enter: leave (the game is saved; ginp2p games lists it)" if finished
-                  else "   making sure the other side has every entry…")])  # fmt: skip
+                  else f"   {waiting}")])  # fmt: skip
     return rows
 
 

@@ -86,6 +86,8 @@ from .view import (
 __all__ = ["CommandCompleter", "TablePlayer", "card_word", "situation"]
 
 LOG_KEEP = 500
+#: After the game, before the table closes its connection: time for the bye to leave.
+BYE_GRACE_S = 0.5
 VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
          "claim", "resign", "quit", "help")  # fmt: skip
 CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
@@ -108,7 +110,9 @@ def situation(session: Session) -> Situation:
     owed = p.table.owes(p.opponent)
     waiting = session.waiting
     waited = session.now() - p.waiting_since if waiting is not None and owed is not None else 0.0
-    if session.link_up:
+    if session.result is not None:  # the game is done and its connection closed
+        link = "game over"
+    elif session.link_up:
         link = "connected"
     else:
         link = "reconnecting…" if session.stats.reconnects else "connecting…"
@@ -164,6 +168,7 @@ class TablePlayer:
 
     verbose = True
     keys_ctrl_c = True  # asks "leave the game?" first
+    stays_at_the_end = True  # the final score sheet, until q
 
     def __init__(self, look: Look | None = None, *, bell: bool = True,
                  input: Input | None = None, output: Output | None = None) -> None:  # fmt: skip
@@ -300,6 +305,12 @@ class TablePlayer:
             if result.status == "error":
                 self.message = ("class:error", result.message)
             self.refresh()
+            # The game is done but the table stays: nothing may seem to answer the other
+            # side meanwhile (its resume "connected", then waited on a table that only
+            # looked alive). The bye is given a moment to leave first (the close drops
+            # what is queued).
+            await asyncio.sleep(BYE_GRACE_S)
+            await session.endpoint.close()
 
         def start_game() -> None:
             app.create_background_task(game())
@@ -415,6 +426,11 @@ class TablePlayer:
         if self.summary is not None:
             return summary_rows(self.summary, self.look, width, last=self.final is not None)
         if self.final is not None:
+            s = self.session
+            if s is not None and s.claim_undelivered:
+                return match_rows(self.final, width, self.result is not None, height,
+                                  f"your claim has not reached {s.opponent_name}: waiting for "
+                                  "them (q leaves; a resume delivers it)")  # fmt: skip
             return match_rows(self.final, width, self.result is not None, height)
         return None
 

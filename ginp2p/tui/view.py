@@ -78,7 +78,7 @@ class Situation:
     claimable: bool = False
     #: Seconds we have owed our move, when the other side may claim for it (else None).
     my_wait: float | None = None
-    #: "connected", "connecting" or "reconnecting".
+    #: "connected", "connecting", "reconnecting" or "game over" (no connection left).
     link: str = "connected"
     latency: float | None = None
     #: The match is over and the session is finishing.
