@@ -144,9 +144,10 @@ class LinePlayer:
         wait = session.my_wait()
         late = wait is not None and wait >= p.table.claim_timeout / 2
         if wait is not None and late and not self._late_told:
-            session.say(f"you have had this move for {wait:.0f} s: in "
-                        f"{p.table.claim_timeout - wait:.0f} s {session.opponent_name} may "
-                        "claim the match")  # fmt: skip
+            left = p.table.claim_timeout - wait  # none after a resume that came late
+            when = f"in {left:.0f} s" if left >= 1 else "now"
+            session.say(f"you have had this move for {wait:.0f} s: {when} "
+                        f"{session.opponent_name} may claim the match")  # fmt: skip
         self._late_told = late
         return None
 

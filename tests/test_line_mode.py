@@ -242,3 +242,30 @@ def test_take_says_why_the_pile_cannot_be_taken() -> None:
     assert s.said[-1] == "? these rules have no first upcard to take (pile takes Q♣); you " \
         "can: stock | pile | knock"  # fmt: skip
     assert s.submitted == []
+
+
+def test_a_move_owed_past_the_claim_timeout_is_told_a_claim_may_come_now() -> None:
+    """After a resume that came late, the line mode said "in -26 s Alice may claim the
+    match"; past the timeout it says the claim may come now (the table shows 0:00)."""
+    from ginp2p.players import LinePlayer
+
+    from .test_tui_table import LineSession, drawn_hand
+
+    class Late(LineSession):
+        waited = 0.0
+
+        def my_wait(self) -> float | None:
+            return self.waited
+
+    s = Late(drawn_hand())
+    s.player = player = LinePlayer(stdin=io.StringIO())
+    timeout = s.proto.table.claim_timeout
+    s.waited = timeout * 3 / 4
+    player.next_command(s)  # type: ignore[arg-type]
+    assert s.said[-1] == f"you have had this move for {s.waited:.0f} s: in " \
+        f"{timeout - s.waited:.0f} s Bot may claim the match"  # fmt: skip
+    player._late_told = False
+    s.waited = timeout + 26
+    player.next_command(s)  # type: ignore[arg-type]
+    assert s.said[-1] == f"you have had this move for {s.waited:.0f} s: now Bot may claim " \
+        "the match"  # fmt: skip

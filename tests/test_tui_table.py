@@ -117,6 +117,17 @@ def test_the_other_players_turn_and_the_wait_with_its_clock() -> None:
     assert ("c", "claim") in claim.keys
 
 
+def test_after_both_passed_the_upcard_the_other_screen_says_drawing() -> None:
+    """Both passed the first upcard: the player to move draws from the stock, as their
+    screen says; the other screen said they were "taking or passing the upcard"."""
+    h = deal(RULES, "7H 8H 9H 4S 4D 4C 5C 6C 7C TH", "5S 6S 7S 2D 9D JD QD KD 6H 8C", "5H",
+             "KS")  # fmt: skip
+    h = play(h, engine.PassUpcard(), engine.PassUpcard())
+    other = 1 - h.to_move
+    v = build_view(Situation(me=other, names=NAMES, hand=h.view(other), my_turn=False))
+    assert v.turn == f"{NAMES[h.to_move]}'s turn: drawing", v.turn
+
+
 def test_late_in_our_own_move_the_table_says_how_long_is_left() -> None:
     """The other side may claim a move left too long: from half the timeout on, the
     player is told, and not before (nor at all where nobody claims: ``my_wait`` None)."""

@@ -259,6 +259,8 @@ def _turn_line(s: Situation, hand: HandState | None, upcard: Card | None,
         Phase.WALL: "deciding at the wall",
         Phase.SHOW: "laying out melds",
     }.get(hand.phase, "playing")
+    if hand.phase is Phase.FIRST_UPCARD and all(hand.passed):
+        doing = "drawing"  # both passed: the stock, as their own screen says
     return f"{opp}'s turn: {doing}"
 
 
