@@ -1002,4 +1002,6 @@ class Session:
         loser = forfeit[0] if forfeit is not None else \
             1 - m.winner if m is not None and m.winner is not None else None
         who = self.names[loser] if loser is not None else "the loser"
-        return f"the match is over ({match_end_words(end, who)}){note}"
+        # the winner too: a finished match resumed shows no MATCH OVER line again
+        won = f": {self.names[1 - loser]} won" if loser is not None else ""
+        return f"the match is over{won} ({match_end_words(end, who)}){note}"
