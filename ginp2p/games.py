@@ -206,17 +206,34 @@ class _Audits:
             if isinstance(known, dict) and known.get("version") == __version__:
                 self.known = known.get("games", {})
 
-    def summary(self, path: Path) -> _Summary:
-        """The audit's summary of the game at ``path``, from memory if the file has not
-        changed. OSError, NotAFile or the audit's own exception if it cannot be read."""
-        from .audit import audit
-
+    def _kept(self, path: Path) -> tuple[list[int], _Summary | None]:
+        """The file's stamp, and its summary if it is remembered at that stamp."""
         st = path.stat()
         stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
         kept = self.known.get(path.name)
         if isinstance(kept, dict) and kept.get("stamp") == stamp:
             with contextlib.suppress(TypeError, KeyError, ValueError):
-                return _Summary.from_json(kept["summary"])
+                return stamp, _Summary.from_json(kept["summary"])
+        return stamp, None
+
+    def hellos(self, path: Path) -> tuple[bool, bool] | None:
+        """Whether each hello is in the log (:func:`_hellos`), from memory if it can be:
+        asked first, so that a guest's file that never began is neither audited nor
+        remembered."""
+        with contextlib.suppress(OSError):
+            _, kept = self._kept(path)
+            if kept is not None:
+                return kept.hellos
+        return _hellos(path)
+
+    def summary(self, path: Path) -> _Summary:
+        """The audit's summary of the game at ``path``, from memory if the file has not
+        changed. OSError, NotAFile or the audit's own exception if it cannot be read."""
+        from .audit import audit
+
+        stamp, kept = self._kept(path)
+        if kept is not None:
+            return kept
         r = audit(path)
         s = _Summary(r.entries, r.names, r.preset,
                      settings_words(r.rules.changes()) if r.rules is not None else "",
@@ -260,15 +277,15 @@ def list_games(directory: Path) -> list[GameInfo]:
             side: PeerFile | None = PeerFile.load(peer_path(path))
         except ValueError:
             side = None
+        hellos = audits.hellos(path)
+        if side is not None and side.role == "guest" and hellos is not None \
+                and not hellos[GUEST]:  # fmt: skip
+            continue  # no game: the guest never said yes (`join` to that host removes it)
         me = side.me if side is not None else HOST
         opponent, preset, result = "?", "?", "no entries"
         changes = ""
         try:
             r = audits.summary(path)
-            hellos = r.hellos
-            if side is not None and side.role == "guest" and hellos is not None \
-                    and not hellos[GUEST]:  # fmt: skip
-                continue  # no game: the guest never said yes (`join` to that host removes it)
             if r.entries and hellos is not None and not hellos[1 - me]:
                 opponent = _awaited(side)  # not the log's stand-in, "guest"
             elif r.entries:
