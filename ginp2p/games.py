@@ -226,9 +226,10 @@ class _Audits:
                 return kept.hellos
         return _hellos(path)
 
-    def summary(self, path: Path) -> _Summary:
+    def summary(self, path: Path, hellos: tuple[bool, bool] | None) -> _Summary:
         """The audit's summary of the game at ``path``, from memory if the file has not
-        changed. OSError, NotAFile or the audit's own exception if it cannot be read."""
+        changed (``hellos``: :meth:`hellos` of it, kept with a new one). OSError,
+        NotAFile or the audit's own exception if it cannot be read."""
         from .audit import audit
 
         stamp, kept = self._kept(path)
@@ -237,7 +238,7 @@ class _Audits:
         r = audit(path)
         s = _Summary(r.entries, r.names, r.preset,
                      settings_words(r.rules.changes()) if r.rules is not None else "",
-                     r.scores, r.end, r.winner, r.verdict.value, _hellos(path))  # fmt: skip
+                     r.scores, r.end, r.winner, r.verdict.value, hellos)  # fmt: skip
         self.known[path.name] = {"stamp": stamp, "summary": asdict(s)}
         self.changed = True
         return s
@@ -285,7 +286,7 @@ def list_games(directory: Path) -> list[GameInfo]:
         opponent, preset, result = "?", "?", "no entries"
         changes = ""
         try:
-            r = audits.summary(path)
+            r = audits.summary(path, hellos)
             if r.entries and hellos is not None and not hellos[1 - me]:
                 opponent = _awaited(side)  # not the log's stand-in, "guest"
             elif r.entries:
