@@ -143,8 +143,8 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
     final = replay.steps[-1].match if replay.steps else None
     # the lead the match is settled by (hoyle: what the lower total pays), when the
     # audit's result is the table's (a cheat it alone found changes both)
-    same = final is not None and rep.winner == final.winner and \
-        rep.scores == (final.totals or final.scores)  # fmt: skip
+    settled = final if final is not None and rep.winner == final.winner and \
+        rep.scores == (final.totals or final.scores) else None  # fmt: skip
     return {
         "schema": SCHEMA,
         "players": {"host": names[0], "guest": names[1]},
@@ -161,8 +161,8 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
                 for what, points in (mt.bonuses(final) if final is not None else [])
             ],
             "winner": NAMES[rep.winner] if rep.winner is not None else None,
-            "margin": final.margin if same and final is not None else None,
-            "forfeited_lead": final.forfeited_lead if same and final is not None else 0,
+            "margin": settled.margin if settled is not None else None,
+            "forfeited_lead": settled.forfeited_lead if settled is not None else 0,
             "end": rep.end,
             "text": replay.status(replay.steps[-1]),
         },

@@ -206,35 +206,27 @@ class _Audits:
             if isinstance(known, dict) and known.get("version") == __version__:
                 self.known = known.get("games", {})
 
-    def _kept(self, path: Path) -> tuple[list[int], _Summary | None]:
-        """The file's stamp, and its summary if it is remembered at that stamp."""
+    @staticmethod
+    def _stamp(path: Path) -> list[int]:
         st = path.stat()
-        stamp = [st.st_size, st.st_mtime_ns, st.st_ino]
+        return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+    def remembered(self, path: Path) -> _Summary | None:
+        """The summary of the game at ``path`` if it is remembered and the file has not
+        changed since; None otherwise (or if the file cannot be looked at)."""
         kept = self.known.get(path.name)
-        if isinstance(kept, dict) and kept.get("stamp") == stamp:
-            with contextlib.suppress(TypeError, KeyError, ValueError):
-                return stamp, _Summary.from_json(kept["summary"])
-        return stamp, None
+        with contextlib.suppress(OSError, TypeError, KeyError, ValueError):
+            if isinstance(kept, dict) and kept.get("stamp") == self._stamp(path):
+                return _Summary.from_json(kept["summary"])
+        return None
 
-    def hellos(self, path: Path) -> tuple[bool, bool] | None:
-        """Whether each hello is in the log (:func:`_hellos`), from memory if it can be:
-        asked first, so that a guest's file that never began is neither audited nor
-        remembered."""
-        with contextlib.suppress(OSError):
-            _, kept = self._kept(path)
-            if kept is not None:
-                return kept.hellos
-        return _hellos(path)
-
-    def summary(self, path: Path, hellos: tuple[bool, bool] | None) -> _Summary:
-        """The audit's summary of the game at ``path``, from memory if the file has not
-        changed (``hellos``: :meth:`hellos` of it, kept with a new one). OSError,
-        NotAFile or the audit's own exception if it cannot be read."""
+    def audited(self, path: Path, hellos: tuple[bool, bool] | None) -> _Summary:
+        """The audit's summary of the game at ``path``, remembered from now on with its
+        ``hellos`` (:func:`_hellos`). OSError, NotAFile or the audit's own exception if
+        it cannot be read."""
         from .audit import audit
 
-        stamp, kept = self._kept(path)
-        if kept is not None:
-            return kept
+        stamp = self._stamp(path)
         r = audit(path)
         s = _Summary(r.entries, r.names, r.preset,
                      settings_words(r.rules.changes()) if r.rules is not None else "",
@@ -278,7 +270,10 @@ def list_games(directory: Path) -> list[GameInfo]:
             side: PeerFile | None = PeerFile.load(peer_path(path))
         except ValueError:
             side = None
-        hellos = audits.hellos(path)
+        # the hellos first, from memory if the file is remembered: a guest's file that
+        # never began is neither audited nor remembered
+        kept = audits.remembered(path)
+        hellos = kept.hellos if kept is not None else _hellos(path)
         if side is not None and side.role == "guest" and hellos is not None \
                 and not hellos[GUEST]:  # fmt: skip
             continue  # no game: the guest never said yes (`join` to that host removes it)
@@ -286,7 +281,7 @@ def list_games(directory: Path) -> list[GameInfo]:
         opponent, preset, result = "?", "?", "no entries"
         changes = ""
         try:
-            r = audits.summary(path, hellos)
+            r = kept if kept is not None else audits.audited(path, hellos)
             if r.entries and hellos is not None and not hellos[1 - me]:
                 opponent = _awaited(side)  # not the log's stand-in, "guest"
             elif r.entries:

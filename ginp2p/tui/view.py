@@ -527,9 +527,9 @@ class MatchSummary:
         if self.won_by is None:
             return None
         seat, margin = self.won_by
-        if self.forfeited_lead > 0:
-            return forfeited_lead_words(self.names[1 - seat] if seat == 0 or me != "you"
-                                        else "you", self.forfeited_lead)  # fmt: skip
+        if self.forfeited_lead > 0:  # the one who forfeited: "you" if it is seat 0
+            loser = "you" if seat == 1 and me == "you" else self.names[1 - seat]
+            return forfeited_lead_words(loser, self.forfeited_lead)
         if margin <= 0:
             return None
         if seat == 0 and me == "you":
