@@ -158,13 +158,15 @@ class LinePlayer:
             return
         if isinstance(what, Waiting) and not what.what.startswith(DECISIONS):
             return  # the shuffle's steps: a screen reader would read nothing else
+        if isinstance(what, MatchOver) and session.proto.table.match is not None:
+            session.say(session.match_line(what, totals=False))  # the sheet ends in them
+            session.say(match_text(session, session.proto.table.match))
+            return
         text = session.describe(what, terse=False)
         if text:
             session.say(text)
         if isinstance(what, HandScored):
             session.say(showdown_text(session, what))
-        elif isinstance(what, MatchOver) and session.proto.table.match is not None:
-            session.say(match_text(session, session.proto.table.match))
 
     def look(self, session: Session) -> None:
         p = session.proto

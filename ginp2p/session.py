@@ -488,7 +488,7 @@ class Session:
                              m.rules if m is not None else None)  # fmt: skip
             return f"{line}  [{names[0]} {s[0]}, {names[1]} {s[1]}]"
         if isinstance(what, MatchOver):
-            return self._match_line(what)
+            return self.match_line(what)
         if isinstance(what, CheatDetected):
             where = f"; the evidence is in {self.game_path}" if self.game_path else ""
             return "CHEAT: " + what.cheat.describe(self.proto.table.names) + where
@@ -519,7 +519,9 @@ class Session:
             return None
         return None
 
-    def _match_line(self, what: MatchOver) -> str:
+    def match_line(self, what: MatchOver, totals: bool = True) -> str:
+        """``MATCH OVER: Ann wins by 56 (reached the target); totals Ann 156, Bob 100``;
+        without ``totals`` where the score sheet that follows ends in them."""
         names = self.names
         if what.winner is None:
             return f"the match is over ({match_end_words(what.end)})"
@@ -532,12 +534,13 @@ class Session:
                             "the match",
         }.get(what.end) or match_end_words(what.end, loser)
         won = "win" if names[what.winner] == "you" else "wins"
-        totals = f"; totals {names[0]} {what.totals[0]}, {names[1]} {what.totals[1]}" \
-            if what.totals else ""
         m = self.proto.table.match
         margin = m.margin if m is not None and m.over else None
         by = f" by {margin}" if margin is not None and margin > 0 else ""
-        return f"MATCH OVER: {names[what.winner]} {won}{by} ({why}){totals}"
+        line = f"MATCH OVER: {names[what.winner]} {won}{by} ({why})"
+        if totals and what.totals:
+            line += f"; totals {names[0]} {what.totals[0]}, {names[1]} {what.totals[1]}"
+        return line
 
     # -- running -------------------------------------------------------------------------
     async def run(self) -> SessionResult:

@@ -69,6 +69,7 @@ def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path
     assert re.search(r"MATCH OVER: Computer wins( by \d+)? \(you resigned\).*\n(  hand \d+: .+\n)*"
                      r"  total: you \d+, Computer \d+\n", out), out  # fmt: skip
     assert out.count("wins by") <= 1, "the lead is said once, in the MATCH OVER line"
+    assert len(re.findall(r"\btotals?\b", out)) == 1, "the totals once, in the score sheet"
     assert "waiting for Computer: a commitment" not in out, "no shuffle steps in the way"
 
 
