@@ -275,7 +275,7 @@ def _turn_words(rules: RuleSet) -> str:
              else "only with no deadwood" if rules.knock_limit == 0
              else f"with deadwood of {rules.knock_limit} or less")  # fmt: skip
     lay = "no layoffs" if not rules.layoffs else \
-        f"layoffs: at most {rules.layoffs_per_run_end} per run end" \
+        f"at most {rules.layoffs_per_run_end} layoffs per run end" \
         if rules.layoffs_per_run_end is not None else ""  # fmt: skip
     back = " (even one just taken)" if rules.discard_taken_card else ""
     if rules.knock_instead_of_draw:
@@ -309,8 +309,9 @@ def _score_words(rules: RuleSet) -> list[str]:
                 f"defender scores it{bonus}")
     if not rules.undercut_on_tie:
         undercut += "; equal: 0" + (", a gin's too" if rules.gin_can_be_undercut else "")
-    gins = f"Gin: {gin} +" if big is None else f"Gin: {gin}, {big_words}: {big}, each +"
-    return [f"{undercut}.", f"{gins} the defender's deadwood."]
+    if big is None:  # classic's players look for it
+        return [f"{undercut}.", f"Gin: {gin} + the defender's deadwood; no big gin."]
+    return [f"{undercut}.", f"Gin: {gin}, {big_words}: {big}, each + the defender's deadwood."]
 
 
 def _end_words(rules: RuleSet) -> list[str]:
@@ -320,7 +321,7 @@ def _end_words(rules: RuleSet) -> list[str]:
     text = []
     if rules.stock_end == "wall":
         text.append(f"The wall: {where[0].lower()}{where[1:]}, the next player may only "
-                    "knock with the upcard, or pass (no score).")
+                    "knock with the upcard or pass (no score).")
     elif rules.stock_end == "count":
         text.append(f"{where}, both count their deadwood.")
     else:
