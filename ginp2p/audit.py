@@ -537,6 +537,19 @@ def _dropped_lines(dropped: list[_Dropped]) -> list[str]:
     return lines
 
 
+def _lacking(runs: Sequence[tuple[int, int]], no_hello: bool) -> str:
+    """The runs of entries a feed lacks, its hello (entry 1) named as such and once:
+    "hello (entry 1) and entries 2-3, 7"."""
+    hello = no_hello and runs[0][0] == 1
+    if hello:  # the hello is entry 1: the first run starts after it
+        runs = [(2, runs[0][1])] * (runs[0][1] > 1) + list(runs[1:])
+    which = ""
+    if runs:
+        named = ", ".join(str(x) if x == y else f"{x}-{y}" for x, y in runs)
+        which = f"{'entry' if named.isdigit() else 'entries'} {named}"
+    return "hello (entry 1)" + f" and {which}" * bool(which) if hello else which
+
+
 def _missing(log: Log) -> dict[int, list[tuple[int, int]]]:
     """Per feed, the runs ``(first, last)`` of seqs that stored entries name (by prev or
     ack) but the file lacks. Runs, not lists: a signed entry may name any seq at all.
@@ -882,13 +895,8 @@ def _damage(folded: Folded, file_damage: Sequence[str], current: int
             damage.in_hand(hand, f"{_entry_words(e)}: {d.reason}")
     missing = _missing(log)
     for a, runs in missing.items():
-        one = len(runs) == 1 and runs[0][0] == runs[0][1]
-        which = f"entry {runs[0][0]}" if one else "entries " + ", ".join(
-            str(x) if x == y else f"{x}-{y}" for x, y in runs)  # fmt: skip
-        if runs[0][0] == 1 and log.hello(a) is None:
-            which = which.replace("entry 1", "hello (entry 1)", 1) if one else \
-                f"hello and {which}"  # fmt: skip
-        damage.add(f"{files} {lack} {names[a]}'s {which}, which later entries name", current)
+        damage.add(f"{files} {lack} {names[a]}'s {_lacking(runs, log.hello(a) is None)}, "
+                   "which later entries name", current)  # fmt: skip
     if missing and folded.lin.held:
         damage.add(f"{len(folded.lin.held)} entries after the missing ones cannot be placed "
                    "or judged")  # fmt: skip

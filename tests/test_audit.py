@@ -671,3 +671,15 @@ def test_only_one_opening_checks_the_others_keys(honest: Played) -> None:
     published = log.get(cheat.entry)
     assert published is not None and published.author == y
     assert f"position {pos} does not unmask to a card" in cheat.detail
+
+
+def test_a_missing_hello_and_entries_after_it_name_entry_one_once(honest: Played) -> None:
+    """The host's first three entries and a later one are gone: the damage reads "hello
+    (entry 1) and entries 2-3, N", not "hello and entries 1-3, N"."""
+    host = [e for e in honest.linear() if e.author == HOST]
+    later = host[len(host) // 2]
+    gone = {e.id for e in host[:3]} | {later.id}
+    r = audit_records([r for r in honest.records if Entry.from_wire(r).id not in gone])
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    assert f"the file lacks {r.names[HOST]}'s hello (entry 1) and entries 2-3, {later.seq}, " \
+           "which later entries name" in r.damage, r.damage  # fmt: skip
