@@ -546,6 +546,7 @@ def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, An
                 if session.done is not None and not session.done.done():
                     session.done.set_result(SessionResult(0, "over", "over"))
                 await asyncio.sleep(0.05)
+                player.confirm = None  # a failed script may leave a question, which q won't close
                 pipe.send_text("q")
             await asyncio.wait_for(task, 5)
 
@@ -1045,7 +1046,19 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
         await send("c")  # said on the message line, not sent
         assert s.submitted == [] and player.message[1] == "nothing to claim: you are not waiting"
         s.claim = True
+        asked = " claim the match? Ann forfeits it (y/n)"
+        await send("c")  # it ends the match: asked first, as a resignation is
+        assert s.submitted == [] and fragment_list_to_text(player.bottom()) == asked
+        await send("n")
+        assert s.submitted == [] and fragment_list_to_text(player.bottom()) != asked
+        await send(":claim\r")  # typed, the same question
+        assert s.submitted == [] and fragment_list_to_text(player.bottom()) == asked
+        s.claim = False  # Ann moved while the question was up
+        await send("y")
+        assert s.submitted == [] and player.message[1] == "nothing to claim: you are not waiting"
+        s.claim = True
         await send("c")
+        await send("y")
         assert s.submitted == [ClaimCmd()]
 
     run_table(pipe, s, script)

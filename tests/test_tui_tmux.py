@@ -224,6 +224,8 @@ def test_a_claim_at_the_table_waits_there_for_the_other_player_to_come_back(
     pane.keys("Enter")
     pane.wait("press c to claim", 30)
     pane.keys("c")
+    pane.wait("claim the match? Guesto forfeits it (y/n)", 10)
+    pane.keys("y")
     waiting = pane.wait("your claim has not reached Guesto: waiting for them", 30)
     assert "MATCH OVER: you win (Guesto stopped answering)" in waiting
     back = Peer(tmp_path / "g", ["bot", "--resume", str(bob.game_file()), "--linger", "1"],

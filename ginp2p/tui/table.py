@@ -649,11 +649,7 @@ class TablePlayer:
 
         @on("c", filter=play)
         def _claim() -> None:
-            why = self.session.no_claim() if self.session is not None else None
-            if why is not None:  # said on the message line, not added to the log
-                self.message = ("class:warn", why)
-                return
-            self._submit(ClaimCmd())
+            self.ask_claim()
 
         @on(":", filter=free)
         @on("/", filter=free)
@@ -746,6 +742,23 @@ class TablePlayer:
         return pick
 
     # -- intents (what a key means) -----------------------------------------------------
+    def ask_claim(self) -> None:
+        """A claim ends the match, so one key asks first, as a resignation does; why it
+        cannot be made now is said on the message line, not added to the log."""
+        assert self.session is not None
+        if (why := self.session.no_claim()) is not None:
+            self.message = ("class:warn", why)
+            return
+
+        def claim() -> None:  # the other player may have moved while we were asked
+            assert self.session is not None
+            if (why := self.session.no_claim()) is not None:
+                self.message = ("class:warn", why)
+            else:
+                self._submit(ClaimCmd())
+
+        self.confirm = (f"claim the match? {self.session.opponent_name} forfeits it", claim)
+
     def _submit(self, cmd: Any) -> None:
         assert self.session is not None
         self.session.submit(cmd)
@@ -770,6 +783,8 @@ class TablePlayer:
             self.ask_leave()
         elif isinstance(cmd, ResignCmd):
             self.confirm = ("resign? you lose the match", lambda: self._submit(cmd))
+        elif isinstance(cmd, ClaimCmd):
+            self.ask_claim()
         else:
             self._submit(cmd)
             if isinstance(cmd, Act):
