@@ -546,7 +546,8 @@ def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, An
                 if session.done is not None and not session.done.done():
                     session.done.set_result(SessionResult(0, "over", "over"))
                 await asyncio.sleep(0.05)
-                player.confirm = None  # a failed script may leave a question, which q won't close
+                # a failed script may leave a question or a summary up, which q won't close
+                player.confirm = player.summary = None
                 pipe.send_text("q")
             await asyncio.wait_for(task, 5)
 
@@ -1143,6 +1144,31 @@ def test_the_hosts_rules_are_asked_and_a_hand_summary_waits_for_enter(pipe: Any)
         await send("\r")
         assert player.summary is None and "points this hand" not in screen(player)
         assert s.submitted == [RulesCmd(True)], "Enter only closed the summary"
+
+    run_table(pipe, s, script)
+
+
+def test_enter_on_a_summary_shows_the_next_showdown_before_sending_it(pipe: Any) -> None:
+    """Italian: the other player may knock on the first move of the next hand, while our
+    summary of the last is still up. One Enter sent our showdown unseen: it closes the
+    summary, and only the next Enter sends the proposal we then see."""
+    s = FakeSession(knocked_hand(), me=1)  # hand 2, where Ann has knocked already
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        view = s.state.view(1)
+        last = engine.apply(s.state, draft_from(engine.legal_actions(view)[0], view).action())
+        assert last.result is not None
+        player.event(s, HandScored(1, last.result, (13, 0)))  # hand 1's summary
+        player.next_command(s)  # then hand 2's showdown is owed
+        assert player.summary is not None and player.draft is not None
+        assert "Enter: back to the table (the next hand is over already: your showdown " \
+            "waits)" in screen(player)  # fmt: skip
+        for key in ("e", "\r"):
+            await send(key)
+        assert s.submitted == [] and player.summary is None and player.draft is not None
+        assert not player.draft.editing
+        await send("\r")
+        assert len(s.submitted) == 1 and s.submitted[0].action.kind == "show"
 
     run_table(pipe, s, script)
 

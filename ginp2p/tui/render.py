@@ -462,8 +462,10 @@ def _target(d: Draft, lay: Layoff, look: Look) -> str:
 # ------------------------------------------------------------------------ summaries
 
 
-def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False) -> list[Row]:
-    """The end of a hand: each side's melds, layoffs and deadwood; the points; totals."""
+def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False,
+                 next_up: str = "the next hand is being dealt") -> list[Row]:  # fmt: skip
+    """The end of a hand: each side's melds, layoffs and deadwood; the points; totals;
+    then what Enter leads to (``next_up`` at the table)."""
     rows: list[Row] = [[("class:title", f" {h.headline}")], []]
     pad = max(get_cwidth(s.name) for s in h.seats) + 6
     for s in h.seats:
@@ -481,7 +483,7 @@ def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False) -> 
     rows.append([("class:title", f"   game score: {me.name} {me.score}, {opp.name} {opp.score}")])
     rows.append([])
     rows.append([("class:turn", "   Enter: the match result" if last else
-                  "   Enter: back to the table (the next hand is being dealt)")])  # fmt: skip
+                  f"   Enter: back to the table ({next_up})")])  # fmt: skip
     return rows
 
 

@@ -424,7 +424,10 @@ class TablePlayer:
         if self.rules_offer is not None:
             return rules_rows(self.rules_offer, width)
         if self.summary is not None:
-            return summary_rows(self.summary, self.look, width, last=self.final is not None)
+            shows = self.draft is not None and self.draft.kind == "show"
+            return summary_rows(self.summary, self.look, width, last=self.final is not None,
+                                next_up="the next hand is over already: your showdown waits"
+                                if shows else "the next hand is being dealt")  # fmt: skip
         if self.final is not None:
             s = self.session
             if s is not None and s.claim_undelivered:
@@ -604,9 +607,11 @@ class TablePlayer:
         def _done() -> None:
             self.leave_when_over()
 
-        @on("enter", filter=summary & free & ~drafting)
-        @on("escape", filter=summary & free & ~drafting)
-        @on(" ", filter=summary & free & ~drafting)
+        # the summary first, even when the next hand already asks for a showdown (the
+        # other player knocked at once): Enter closed it and sent the proposal unseen
+        @on("enter", filter=summary & free)
+        @on("escape", filter=summary & free)
+        @on(" ", filter=summary & free)
         def _close_summary() -> None:
             self.summary = None
 
@@ -665,15 +670,15 @@ class TablePlayer:
         def _close_command() -> None:
             self.close_command()
 
-        @on("enter", filter=drafting & free)
+        @on("enter", filter=drafting & free & ~summary)
         def _send_draft() -> None:
             self.send_draft()
 
-        @on("e", filter=drafting & free)
+        @on("e", filter=drafting & free & ~summary)
         def _edit_draft() -> None:
             self.edit_draft()
 
-        @on("escape", filter=drafting & free)
+        @on("escape", filter=drafting & free & ~summary)
         def _cancel_draft() -> None:
             if self.draft is not None and self.draft.kind != "show":
                 self.draft = None
