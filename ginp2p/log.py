@@ -537,7 +537,8 @@ def judge_claim(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
         if e.ack_seq >= claim.seq:
             return ClaimVerdict(Verdict.STANDS, e, "the owing player saw the claim first")
         if e.kind in b.kinds:
-            return ClaimVerdict(Verdict.BEATEN, e, "the owed entry was sent before the claim")
+            return ClaimVerdict(Verdict.BEATEN, e,
+                                "the owed entry was sent before its author saw the claim")
     return ClaimVerdict(Verdict.OPEN, None, "nothing from the owing player yet")
 
 

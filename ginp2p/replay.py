@@ -34,6 +34,7 @@ from .cards import Card
 from .engine import Action, Declaration, HandResult, HandState, Phase
 from .gamefiles import PeerFile, peer_path
 from .log import GUEST, HOST, Entry, Linear, Owed
+from .log import Verdict as ClaimVerdict
 from .logfile import FileError, SecretsFile, read_error, read_records, secrets_path
 from .match import MatchState
 from .rules import RuleSet
@@ -703,9 +704,17 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
         cheat_at = placed.index
         out[cheat_at] = Mark("cheat", text)
     for x in lin.order:
-        if x.void and x.index not in out:
+        if x.index in out:
+            continue
+        if x.void:
             out[x.index] = Mark("void", "void: written after its author's resign or a "
                                 "claim against it; kept without effect")  # fmt: skip
+        elif (v := lin.claims.get(x.entry.id)) is not None and v.verdict in (
+                ClaimVerdict.BEATEN, ClaimVerdict.INVALID):  # fmt: skip
+            owing = names[x.entry.body.owed_author]
+            out[x.index] = Mark("void", f"beaten: {owing} answered before the claim reached "
+                                "them; the match went on" if v.verdict is ClaimVerdict.BEATEN
+                                else f"invalid claim ({v.reason}); without effect")  # fmt: skip
     if cheat_at is not None:
         # the table freezes where the cheat is found: at the entry itself, or at the
         # openings when only the seeds show it (the moves between were played)

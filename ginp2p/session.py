@@ -322,6 +322,7 @@ class Session:
         self.waiting: Waiting | None = None
         self.peer_have: tuple[int, int] | None = None
         self.finishing: float | None = None
+        self._ended_by: tuple[int, str] | None = None  # the forfeit the match ended on
         self.stats = _Stats()
         self._started = 0.0
         self._last_heard = 0.0
@@ -957,14 +958,18 @@ class Session:
         p = self.proto
         if not p.finished:
             if self.finishing is not None:  # an entry sent before the claim beat it
-                self.finishing = None
+                ours = self._ended_by == (p.opponent, "claim")
+                self.finishing = self._ended_by = None
                 self._told_undelivered = False
-                self.say("the match goes on: the claim that ended it was beaten by an entry "
-                         "sent before it")  # fmt: skip
+                opp = self.opponent_name  # however long after the claim: it came unseen
+                self.say(f"the match goes on: {opp} answered before your claim reached them"
+                         if ours else f"the match goes on: you answered before {opp}'s claim "
+                         "reached you")  # fmt: skip
             return
         now = self.now()
         if self.finishing is None:
             self.finishing = now
+            self._ended_by = p.table.forfeited
             await self._send_have(reply=True)
         confirmed = self.peer_have == p.have()
         # Our claim stands only once the other side has it: a move of theirs that it

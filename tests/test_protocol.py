@@ -41,6 +41,7 @@ from ginp2p.protocol import (
     SaveSeeds,
     Send,
 )
+from ginp2p.replay import load_records
 from ginp2p.rules import RuleSet, get_preset
 from ginp2p.table import CheatDetected, HandDealt, MatchOver, Moved, Table
 
@@ -481,6 +482,11 @@ def test_a_claim_against_the_move_owed_races_it(dealt: Dealt, race: str) -> None
     if race == "beaten":
         assert verdict is Verdict.BEATEN and m.end is MatchEnd.TARGET
         assert link.sides[x].proto.finished
+        # the replay says why the claim in the log changed nothing
+        rep = load_records([e.wire for e in link.sides[x].proto.log.entries()])
+        mark = next(step.mark for step in rep.steps if step.entry.id == claim.id)
+        assert mark is not None and mark.text == f"beaten: {rep.names[y]} answered before the " \
+            "claim reached them; the match went on"  # fmt: skip
     elif race == "stands":
         assert verdict is Verdict.STANDS
         assert (m.end, m.winner) == (MatchEnd.CLAIM, x)
