@@ -607,6 +607,7 @@ class Session:
     _woke: float | None = None  # when this process came back from being frozen
     _told_moved = False  # that the host may be running the game elsewhere
     _told_undelivered = False  # that our claim has not reached the other player yet
+    _claim_unconfirmed = False  # our claim ended the match, not yet confirmed received
 
     async def _notice_stall(self) -> None:
         """Items come at least every tick; a longer wait since the last one was done
@@ -960,7 +961,7 @@ class Session:
             if self.finishing is not None:  # an entry sent before the claim beat it
                 ours = self._ended_by == (p.opponent, "claim")
                 self.finishing = self._ended_by = None
-                self._told_undelivered = False
+                self._told_undelivered = self._claim_unconfirmed = False
                 opp = self.opponent_name  # however long after the claim: it came unseen
                 self.say(f"the match goes on: {opp} answered before your claim reached them"
                          if ours else f"the match goes on: you answered before {opp}'s claim "
@@ -972,6 +973,7 @@ class Session:
             self._ended_by = p.table.forfeited
             await self._send_have(reply=True)
         confirmed = self.peer_have == p.have()
+        self._claim_unconfirmed = self._our_claim and not confirmed
         # Our claim stands only once the other side has it: a move of theirs that it
         # has not reached beats it. So a claimant waits as long as a player may owe,
         # and at a table, until the player leaves it.
@@ -987,9 +989,10 @@ class Session:
 
     @property
     def claim_undelivered(self) -> bool:
-        """Our claim ended the match, and a player's wait is over without the other side
-        having it: the table stays up for them to come back (``stays_at_the_end``)."""
-        return self._told_undelivered and self.result is None
+        """Our claim ended the match and the other side has not said it has it: the
+        table says so from the start (a player who is there answers within a second) and
+        stays up for them to come back (``stays_at_the_end``)."""
+        return self._claim_unconfirmed and self.result is None
 
     @property
     def _our_claim(self) -> bool:

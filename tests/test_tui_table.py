@@ -1350,6 +1350,14 @@ def test_a_long_match_ends_on_screen_with_the_way_out() -> None:
         shown = [r for r in rows if r.strip().split(" ")[0].isdigit()]
         assert shown[-1].split()[0] == "38" and f"… {38 - len(shown)} earlier hands" in \
             " ".join(rows)  # fmt: skip
+    # a claim waiting for the other player to come back: the long line is wrapped, not
+    # cut off at 80 columns, and the totals still show
+    waiting = "your claim has not reached Bartholomew Fairweather: waiting for them (q " \
+        "leaves; a resume delivers it)"  # fmt: skip
+    rows = texts(match_rows(ms, 80, False, 19, waiting)).splitlines()
+    assert len(rows) <= 19 and all(len(r) <= 80 for r in rows), rows
+    assert " ".join(r.strip() for r in rows[-2:]) == waiting
+    assert any(r.split()[:1] == ["total"] for r in rows)
 
 
 def test_a_match_end_reads_as_words_wherever_it_is_told() -> None:

@@ -226,8 +226,11 @@ def test_a_claim_at_the_table_waits_there_for_the_other_player_to_come_back(
     pane.keys("c")
     pane.wait("claim the match? Guesto forfeits it (y/n)", 10)
     pane.keys("y")
-    waiting = pane.wait("your claim has not reached Guesto: waiting for them", 30)
+    # said at once (a player who is there would have answered within a second), with
+    # the key that leaves: before, 30 s of "making sure…" and only ^C on the key bar
+    waiting = pane.wait("your claim has not reached Guesto: waiting for them", 5)
     assert "MATCH OVER: you win (Guesto stopped answering)" in waiting
+    assert re.search(r"\bq leave\b", waiting) and "^C leave" not in waiting, waiting
     back = Peer(tmp_path / "g", ["bot", "--resume", str(bob.game_file()), "--linger", "1"],
                 name="guest again")  # fmt: skip
     assert back.wait() == 0, back.output

@@ -497,9 +497,12 @@ def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19,
     rows: list[Row] = [[("class:title", f" {m.headline}")], []]
     rows.append([("class:dim", f"   {'hand':<5}{'':<34}{me[:w]:>{w}}{opp[:w]:>{w}}")])
     hands = list(m.hands)
+    last = ["   q or Enter: leave (the game is saved; ginp2p games lists it)"] if finished \
+        else textwrap.wrap(waiting, width - 3, initial_indent="   ", subsequent_indent="   ")
     # besides the hands: the three rows above, game score, bonuses, total, lead, a
-    # blank row and the last line
-    room = height - 3 - 1 - len(m.bonuses) - 1 - (m.lead_line("you") is not None) - 2
+    # blank row and the last lines
+    room = height - 3 - 1 - len(m.bonuses) - 1 - (m.lead_line("you") is not None) - 1 \
+        - len(last)  # fmt: skip
     if len(hands) > max(room, 2):
         shown = max(room - 1, 1)
         rows.append([("class:dim", f"   … {len(hands) - shown} earlier hands")])
@@ -514,9 +517,7 @@ def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19,
     if (lead := m.lead_line("you")) is not None:
         rows.append([("class:title", f"   {'':<5}{lead}")])
     rows.append([])
-    rows.append([("class:turn" if finished else "class:dim",
-                  "   q or Enter: leave (the game is saved; ginp2p games lists it)" if finished
-                  else f"   {waiting}")])  # fmt: skip
+    rows += [[("class:turn" if finished else "class:dim", line)] for line in last]
     return rows
 
 

@@ -464,8 +464,8 @@ class TablePlayer:
             pairs = [("y", "play"), ("n", "leave")]
         elif self.summary is not None:
             pairs = [("Enter", "continue"), ("?", "help"), ("^C", "leave")]
-        elif self.final is not None:
-            pairs = [("q", "leave")] if self.result is not None else [("^C", "leave")]
+        elif self.final is not None:  # (while the end is confirmed, q leaves saved)
+            pairs = [("q", "leave")]
         elif self.draft is not None and self.draft.editing:
             pairs = [("keys", "add"), ("Bksp", "undo"), ("Enter", "send"), ("Esc", "back")]
             rules = self._rules()
