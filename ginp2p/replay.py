@@ -630,7 +630,8 @@ def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
             continue
         owners[who] = sp
         unknown = {n for n, k in public.items() if len(k) < _deck_size(table)}
-        if sp in finished_only:  # or the viewer would show a hand still to be resumed
+        over = table.match is not None and table.match.over  # (a resign leaves a hand open)
+        if sp in finished_only and not over:  # or it would show a hand still to be resumed
             unknown &= {h.number for h in table.hands if h.over}
         if unknown:  # hands whose openings did not show every card
             # only the cards matter here, not the verdicts (the public fold and the

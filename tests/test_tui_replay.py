@@ -589,6 +589,27 @@ def test_plain_adds_up_the_final_score_after_a_forfeit(forfeit: Path,
                           "end: match over: Bob wins, 0 to 0 (Ann stopped answering)"]  # fmt: skip
 
 
+def test_both_copies_of_a_resigned_match_show_both_players_cards(tmp_path: Path) -> None:
+    """Ann resigns at her first move of hand 2, her cards never shown. Replayed with
+    Bob's copy beside hers, Bob's secrets show his hand too (docs/replay.md): the hand
+    was left open, but the match is over, so no hand of it is still to be resumed."""
+
+    def quitter(proto: PeerProtocol, view: HandState) -> Action:
+        m = proto.table.match
+        return Resign(HOST) if m is not None and m.hand_no == 2 else bot_player(proto, view)
+
+    rng = random.Random(5)
+    host, guest = make_pair(get_preset("classic"), rng)
+    FakeLink(host, guest, rng, players=(quitter, bot_player)).run()
+    ann = write(tmp_path / "ann.ginlog", host.saved, host)
+    bob = write(tmp_path / "bob.ginlog", guest.saved, guest)
+    r = load(ann, others=[bob])
+    assert r.steps[-1].kind == "resign" and r.steps[-1].hand == 2
+    bobs = r.frame(len(r) - 1, "all").seats[GUEST].cards
+    assert len(bobs) >= 10 and None not in bobs, bobs
+    assert None in load(ann).frame(len(r) - 1, "all").seats[GUEST].cards, "Ann's copy alone"
+
+
 # ------------------------------------------------------------------------ small screens, keys
 
 
