@@ -370,6 +370,11 @@ def test_the_command_prints_frames_and_steps(
     out = capsys.readouterr().out
     assert f"final score {s[HOST]}" in out and "view: Ann (host)" in out
     assert "♥" not in out and "\x1b" not in out
+    # the frame is as wide as a terminal's: the first line was 99 wide over a rule of 72
+    long = saved.rename(saved.with_name("20261125-051147-a-long-file-name-host.ginlog"))
+    assert main(["replay", str(long), "--at", "end", "--ascii"]) == 0
+    assert max(map(len, capsys.readouterr().out.splitlines())) <= 80
+    long.rename(saved)
     assert main(["replay", str(saved), "--plain", "--moves", "--as", "Bob"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("view: Bob (guest)")

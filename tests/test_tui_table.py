@@ -1407,7 +1407,7 @@ def test_the_table_offers_rumino_and_warns_before_a_knock_that_scores_nothing(
                DrawStock())  # fmt: skip
     lv = build_view(Situation(me=0, names=NAMES, match=None, hand=low.view(0), my_turn=True))
     keep = texts(table_rows(lv, ASCII, 80, c("TH"), 2))
-    assert "Enter discards TH (deadwood 2) · then k next turn, instead of drawing" in keep
+    assert "Enter discards TH (deadwood 2) · k next turn, before drawing" in keep
     assert "no knock yet" not in keep + texts(table_rows(lv, ASCII, 80, c("2C"), 10))
 
 

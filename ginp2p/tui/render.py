@@ -345,7 +345,7 @@ def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None
                     ("class:turn", f" ({best.deadwood})")]  # fmt: skip
         elif v.phase == "discard" and v.knock_before_draw is not None:  # rumino
             if after is not None and after <= v.knock_before_draw:
-                row.append(("class:dim", f"{sep}then k next turn, instead of drawing"))
+                row.append(("class:dim", f"{sep}k next turn, before drawing"))
         elif v.phase == "discard":
             row.append(("class:dim", f"{sep}no knock yet"))
     elif v.phase == "draw" and v.knocks:

@@ -511,7 +511,7 @@ def frame_text(replay: Replay, index: int, view: str, look: Look | None = None) 
     """One step as plain text (no colour, no keys): what ``--at`` prints."""
     viewer = Viewer(replay, replay.clamp(index), view, look or Look(colour=False))
     out: StyleAndTextTuples = []
-    out.extend(header(viewer))
+    out.extend(header(viewer, 80))  # as a terminal's: the file name was named to us
     out.extend(_rule(72, viewer.look))
     out.extend(table_lines(viewer.frame, viewer.look, replay))
     out.extend(_rule(72, viewer.look))
