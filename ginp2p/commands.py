@@ -247,9 +247,6 @@ def _no_knock(view: HandState, me: int, legal: list[Action], card: Any) -> str:
     if any(a.kind == "gin" and a.discard == card for a in legal):  # type: ignore[union-attr]
         return f"discarding {card.pretty()} leaves gin, which scores more: gin " \
                f"{card.pretty()} goes gin"  # fmt: skip
-    if any(a.kind == "knock" and a.discard is None for a in legal):  # type: ignore[union-attr]
-        return "in these rules you knock instead of drawing, and without a discard: type " \
-               "knock alone"  # fmt: skip
     if engine.forbidden_discard(view) == card:
         return f"{why}: {_taken_words(card)}"
     hand = [c for c in view.cards(me) if c is not None]
@@ -423,6 +420,12 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     assert view is not None
     legal = engine.legal_actions(view)
     me = proto.me
+    if verb == "knock" and args and view.rules.knock_instead_of_draw and view.phase is Phase.DRAW:
+        # before any card is looked up: whatever card is typed, this knock takes none
+        why = "in these rules the knock takes no card: type knock alone" \
+            if any(a.kind == "knock" for a in legal) else \
+            f"in these rules the knock takes no card, and {_no_knock(view, me, legal, None)}"
+        raise CommandError(f"{why}; you can: {hint(legal)}")
     card = _find_card(view, me, args[0]) if args else None
 
     def pick(pred: Callable[[Action], bool], why: str) -> Act:
@@ -466,7 +469,11 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
         return pick(lambda a: a in gins and a.discard == card,  # type: ignore[union-attr]
                     _taken_words(card) if engine.forbidden_discard(view) == card else
                     f"discarding {card.pretty()} does not leave a gin hand")  # fmt: skip
+    if not view.rules.instant_rumino:
+        raise CommandError("these rules have no rumino")
     if card is None:
         raise CommandError("rumino with which discard? (rumino 7h)")
     return pick(lambda a: a.kind == "declare_rumino" and a.discard == card,  # type: ignore[union-attr]
+                "draw first: a rumino is declared after the draw, with a discard"
+                if view.phase is Phase.DRAW else
                 f"discarding {card.pretty()} does not leave a rumino")  # fmt: skip

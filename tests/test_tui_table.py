@@ -1790,9 +1790,16 @@ def test_a_refused_move_says_the_rule_that_refuses_it() -> None:
 
     rumino = deal(get_preset("rumino"), "AS 2S 3S 4S 7H 7D 7C", "7S 8H 9H KD 2D 9S 6C", "QC",
                   "KH")  # fmt: skip
-    assert refused("knock 7c", rumino).startswith(
-        "in these rules you knock instead of drawing, and without a discard: type knock "
-        "alone; you can: stock | pile | knock")  # fmt: skip
+    for typed in ("knock 7c", "knock qd"):  # Q♦ is not even in the hand: it takes no card
+        assert refused(typed, rumino) == "in these rules the knock takes no card: type " \
+            "knock alone; you can: stock | pile | knock"  # fmt: skip
+    over = deal(get_preset("rumino"), "AS 2S 3S 4S 7H 7D QC", "7S 8H 9H KD 2D 9S 6C", "QD",
+                "KH")  # deadwood 24  # fmt: skip
+    assert refused("knock qc", over) == "in these rules the knock takes no card, and you " \
+        "cannot knock now: your deadwood is 24, over the limit of 7; you can: stock | pile"
+    assert refused("rumino qc", over) == "draw first: a rumino is declared after the draw, " \
+        "with a discard; you can: stock | pile"  # fmt: skip
+    assert refused("rumino 2s", drawn) == "these rules have no rumino"
     assert refused("pass now", rumino) == "'now' is not a card (try 7H, 10H, TH or JK)"
 
 
