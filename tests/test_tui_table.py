@@ -1513,12 +1513,12 @@ def test_the_help_lists_only_the_commands_these_rules_have() -> None:
         return " ".join(text[text.index("commands ("):text.index("At the showdown")].split())
 
     assert commands("classic") == "commands (cards as 7h, 10h, qs): stock pile take pass " \
-        "discard 7h knock qs gin 2c gin show say TEXT claim resign quit"  # fmt: skip
+        "discard 7h knock qs gin 2c gin (big gin) show say TEXT claim resign quit"  # fmt: skip
     assert commands("rumino") == "commands (cards as 7h, 10h, qs, jk): stock pile discard " \
         "7h knock gin 2c rumino 2c show say TEXT claim resign quit"  # fmt: skip
     assert "take" not in commands("french") and "pass" not in commands("french")
     assert "take pass" in commands("openspiel") and "gin 2c show" in commands("openspiel")
-    assert "gin 2c gin" in plain(help_rows(80)), "rules not known yet: classic's"
+    assert "gin 2c gin (big gin)" in plain(help_rows(80)), "rules not known yet: classic's"
     assert "g       go gin or big gin" in plain(help_rows(80, get_preset("classic")))
 
 

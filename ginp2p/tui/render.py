@@ -555,8 +555,8 @@ def help_commands(rules: RuleSet) -> list[str]:
     return ["stock", "pile", *["take"] * has["upcard"],
             *["pass"] * (has["upcard"] or has["wall"]), "discard 7h",
             *["knock"] * has["instead"], *["knock qs"] * has["by_card"], "gin 2c",
-            *["gin"] * has["big"], *["rumino 2c"] * has["rumino"], "show", "say TEXT", "claim",
-            "resign", "quit"]  # fmt: skip
+            *["gin (big gin)"] * has["big"], *["rumino 2c"] * has["rumino"], "show",
+            "say TEXT", "claim", "resign", "quit"]  # fmt: skip
 
 
 def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
