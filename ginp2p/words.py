@@ -326,9 +326,8 @@ def _end_words(rules: RuleSet) -> list[str]:
         text.append(f"{where}, both count their deadwood.")
     else:
         again = "; the same dealer deals again" if rules.same_dealer_after_void else ""
-        drawn = "empties the stock" if rules.stock_floor == 0 else \
-            f"leaves {rules.stock_floor} in the stock"  # fmt: skip
-        text.append(f"No knock by the draw that {drawn}: no score{again}.")
+        left = "empty" if rules.stock_floor == 0 else f"down to {rules.stock_floor}"
+        text.append(f"Stock {left} and no knock on that draw: no score{again}.")
     loops = [f"the {_nth(rules.max_discard_draws)} pile draw"] * bool(
         rules.max_discard_draws)
     if rules.repeated_upcard_ends_hand:

@@ -235,6 +235,8 @@ def test_hand_and_match_summaries_show_points_bonuses_and_totals() -> None:
     resigned = mt.forfeit(MatchState(rules=RULES, dealer=1, hand_no=1), 1, MatchEnd.RESIGN)
     assert resigned.margin == 0 and match_summary(resigned, 0, NAMES).sum_lines("you")[-1] \
         == "total: you 0, Bot 0", "a resignation at 0-0: no 'wins by 0'"  # fmt: skip
+    sheet = texts(match_rows(match_summary(resigned, 0, NAMES), 80, True))
+    assert "hand" not in sheet and "game score" in sheet, "no hand column without hands"
     # the player ahead resigns: no "wins by", and they are told nobody pays (it said
     # only "Bot wins (you resigned)" under totals of 13 to 0)
     ahead = mt.forfeit(record_hand(MatchState(rules=RULES, dealer=1, hand_no=1), r), 0,
@@ -1479,7 +1481,7 @@ def test_the_help_tells_how_each_preset_scores() -> None:
     assert "Gin: 25, big gin (all 11 cards meld after the draw): 31, each + the defender's " \
         "deadwood." in classic  # fmt: skip
     assert "Game to 100; then the winner adds 100 and 25 per hand won." in classic
-    assert "No knock by the draw that leaves 2 in the stock: no score." in classic
+    assert "Stock down to 2 and no knock on that draw: no score." in classic
     assert "face cards 10" in classic and "pictures" not in classic
     assert "defender scores it + 15" in helped(get_preset("classic").with_(undercut_bonus=15))
     assert "(no layoffs)" in helped(get_preset("classic").with_(layoffs=False))

@@ -495,8 +495,9 @@ def match_rows(m: MatchSummary, width: int, finished: bool, height: int = 19,
     me, opp = m.names
     w = max(8, len(me), len(opp)) + 1
     rows: list[Row] = [[("class:title", f" {m.headline}")], []]
-    rows.append([("class:dim", f"   {'hand':<5}{'':<34}{me[:w]:>{w}}{opp[:w]:>{w}}")])
     hands = list(m.hands)
+    hand = "hand" if hands else ""  # (a resignation before any hand was scored: none)
+    rows.append([("class:dim", f"   {hand:<5}{'':<34}{me[:w]:>{w}}{opp[:w]:>{w}}")])
     last = ["   q or Enter: leave (the game is saved; ginp2p games lists it)"] if finished \
         else textwrap.wrap(waiting, width - 3, initial_indent="   ", subsequent_indent="   ")
     # besides the hands: the three rows above, game score, bonuses, total, lead, a
