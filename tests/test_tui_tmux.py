@@ -4,6 +4,7 @@ and read back with ``capture-pane``. tmux is required (``.ci/run`` installs it).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shlex
@@ -22,18 +23,25 @@ class Pane:
     """One tmux server of our own (``-L``, no config) with one window of a fixed size."""
 
     def __init__(self, tmp: Path, width: int, height: int, args: list[str],
-                 command: str = "play") -> None:  # fmt: skip
+                 command: str = "play", shell: bool = False) -> None:  # fmt: skip
+        """``shell``: typed at an interactive bash (job control: a stopped program gives
+        the terminal back to it, and ``fg`` continues it) instead of run directly."""
         tmp.mkdir(parents=True, exist_ok=True)
         tmux = shutil.which("tmux")
         assert tmux, "tmux is needed for the console end-to-end test (apt-get install tmux)"
         self.tmux = [tmux, "-u", "-L", f"ginp2p-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
         env = {"GINP2P_HOME": str(tmp / "home"), "LANG": "C.UTF-8", "TERM": "xterm-256color"}
-        play = shlex.join([sys.executable, "-m", "ginp2p", command, "--log-dir",
-                           str(tmp / "games"), "--name", "Ann", "--no-bell", *args])  # fmt: skip
+        extra = ["--log-dir", str(tmp / "games"), "--name", "Ann", "--no-bell"] * (
+            command != "replay")  # the game's commands  # fmt: skip
+        play = shlex.join([sys.executable, "-m", "ginp2p", command, *extra, *args])
         script = f"{play} 2>{shlex.quote(str(tmp / 'stderr'))}; echo EXIT=$?; sleep 60"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+        run = "bash --norc --noprofile -i" if shell else f"sh -c {shlex.quote(script)}"
         self.run("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t",
-                 f"env -u NO_COLOR {exports} sh -c {shlex.quote(script)}")  # fmt: skip
+                 f"env -u NO_COLOR PS1='$ ' {exports} {run}")  # fmt: skip
+        if shell:
+            self.run("send-keys", "-t", "t", "-l", play)
+            self.run("send-keys", "-t", "t", "Enter")
         self.tmp = tmp
 
     def run(self, *args: str) -> str:
@@ -64,12 +72,24 @@ class Pane:
         subprocess.run([*self.tmux, "kill-server"], capture_output=True, timeout=10)
 
 
+    def program(self) -> int:
+        """The pid of the program typed at the pane's shell (its child, from /proc)."""
+        shell = int(self.run("display-message", "-p", "-t", "t", "#{pane_pid}"))
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            with contextlib.suppress(OSError):
+                fields = stat.read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == shell:  # the fields after the name: state, ppid
+                    return int(stat.parent.name)
+        raise AssertionError("no program runs at the pane's shell")
+
+
 @pytest.fixture
 def panes(tmp_path: Path) -> Iterator[Callable[..., Pane]]:
     made: list[Pane] = []
 
-    def make(width: int, height: int, *args: str, command: str = "play") -> Pane:
-        pane = Pane(tmp_path / str(len(made)), width, height, list(args), command)
+    def make(width: int, height: int, *args: str, command: str = "play",
+             shell: bool = False) -> Pane:  # fmt: skip
+        pane = Pane(tmp_path / str(len(made)), width, height, list(args), command, shell)
         made.append(pane)
         return pane
 
@@ -330,3 +350,30 @@ def test_laid_melds_keep_their_keys_and_a_worse_declaration_asks_first(
     done = pane.wait("points this hand", 30)
     ann = next(line for line in done.splitlines() if line.startswith("   Ann"))
     assert "[" not in ann and "laid off" not in ann, ann  # the declaration as laid: nothing
+
+
+@pytest.mark.parametrize("command", ["play", "replay"])
+def test_a_screen_stopped_from_outside_is_mended_when_continued(
+        panes: Callable[..., Pane], command: str) -> None:  # fmt: skip
+    """`kill -STOP` gives the terminal to the shell, which writes over the screen and
+    leaves the keys line-buffered; `fg` continues the program. The screen stayed as the
+    shell left it and no key did anything until Enter: now it is drawn anew and keys
+    work at once, at the table and in the viewer."""
+    import signal
+
+    if command == "play":
+        pane = panes(80, 24, "--ascii", shell=True)
+        ready, key, answer = "your turn", "?", "help | classic"
+    else:
+        log = Path(__file__).parent / "corpus" / "clean-classic.ginlog"
+        pane = panes(80, 24, str(log), "--ascii", command="replay", shell=True)
+        ready, key, answer = "entry 1 of", "G", "hand over"
+    pane.wait(ready, 30)
+    os.kill(pane.program(), signal.SIGSTOP)
+    pane.wait("Stopped", 10)
+    pane.keys("fg", "Enter")
+    pane.wait(lambda s: "Stopped" not in s and "$ fg" not in s and ready in s, 10)
+    pane.keys(key)
+    pane.wait(answer, 10)
+    pane.keys(*(("C-c", "y") if command == "play" else ("q",)))
+    pane.wait(lambda s: s.rstrip().endswith("$"), 20)

@@ -4,11 +4,13 @@ does not load the table's module (the game session and ZeroMQ) for them."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
-from collections.abc import Iterator
-from typing import TextIO
+import signal
+from collections.abc import Callable, Iterator
+from typing import Any, TextIO
 
-__all__ = ["IDLE_KEYS", "does_nothing", "key_name", "unechoed"]
+__all__ = ["IDLE_KEYS", "does_nothing", "key_name", "redraw_when_continued", "unechoed"]
 
 #: Keys prompt_toolkit reads and ignores (they are no text for ``Keys.Any``): on the
 #: screens they say they do nothing. Not Ctrl-L (it redraws the screen), nor the arrows,
@@ -59,3 +61,30 @@ def unechoed(stream: TextIO) -> Iterator[None]:
         yield
     finally:
         termios.tcsetattr(fd, termios.TCSANOW, before)
+
+
+def redraw_when_continued(app: Any) -> Callable[[], None]:
+    """From now on (call it in the running app's loop), SIGCONT mends the screen: a stop
+    from outside (``kill -STOP``, then the shell's ``fg``) gave the terminal to the shell,
+    which wrote over the screen and left the keys line-buffered, so that no key did
+    anything until Enter. Raw keys again, and the whole screen drawn anew, as Ctrl-L
+    draws it. Returns what undoes it (a no-op where there is no SIGCONT)."""
+    loop = asyncio.get_running_loop()
+    sig: int | None = getattr(signal, "SIGCONT", None)
+
+    def continued() -> None:
+        with contextlib.suppress(Exception):  # not a terminal: nothing to mend there
+            app.input.raw_mode().__enter__()  # (the run's own raw mode ends it at exit)
+        app.renderer.clear()
+        app.invalidate()
+
+    def undo() -> None:
+        if sig is not None:
+            loop.remove_signal_handler(sig)
+
+    try:
+        if sig is not None:
+            loop.add_signal_handler(sig, continued)
+    except (NotImplementedError, RuntimeError, ValueError):  # no signals in this loop
+        sig = None
+    return undo

@@ -29,7 +29,7 @@ from ..log import GUEST, HOST
 from ..replay import DAMAGED, VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
 from ..words import count, hands_words, preset_short, preset_words, result_words
-from .keys import IDLE_KEYS, does_nothing, key_name, unechoed
+from .keys import IDLE_KEYS, does_nothing, key_name, redraw_when_continued, unechoed
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
 from .view import match_summary, meld_order
@@ -702,7 +702,12 @@ def build_app(viewer: Viewer, **kw: Any) -> Application[int]:
 def run(replay: Replay, view: str, start: int = 0, look: Look | None = None) -> int:
     """Show the viewer until the user quits; returns the last step shown."""
     viewer = Viewer(replay, replay.clamp(start), view, look or Look.from_env())
-    result = build_app(viewer).run()
+    app = build_app(viewer)
+
+    def mended() -> None:  # in the run's own loop, closed with its handlers at the end
+        redraw_when_continued(app)
+
+    result = app.run(pre_run=mended)
     return viewer.index if result is None else int(result)
 
 

@@ -51,7 +51,7 @@ from ..protocol import EarlyClaim
 from ..rules import RuleSet
 from ..session import Session, SessionResult
 from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
-from .keys import IDLE_KEYS, does_nothing, key_name
+from .keys import IDLE_KEYS, does_nothing, key_name, redraw_when_continued
 from .look import Look
 from .render import (
     CHOICE_KEYS,
@@ -312,7 +312,10 @@ class TablePlayer:
             await asyncio.sleep(BYE_GRACE_S)
             await session.endpoint.close()
 
+        undo: list[Callable[[], None]] = []
+
         def start_game() -> None:
+            undo.append(redraw_when_continued(app))
             app.create_background_task(game())
 
         m = session.proto.table.match
@@ -332,6 +335,8 @@ class TablePlayer:
                                         f"is saved: ginp2p resume {session.game_path}")
         finally:
             self.running = False
+            for done in undo:
+                done()
         if self.result is None:
             self.result = SessionResult(0, "quit", "left the game; it is saved: ginp2p resume "
                                         f"{session.game_path or 'FILE'}")  # fmt: skip
