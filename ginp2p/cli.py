@@ -561,7 +561,7 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         any_port_if_taken=role == "host" and args.port is None,
         mdns_interface=getattr(args, "mdns_interface", None),
         parent_pid=getattr(args, "parent_pid", None), out=_printer(args),
-        claims=getattr(args, "parent_pid", None) is None,
+        err=_printer(args, error=True), claims=getattr(args, "parent_pid", None) is None,
     )  # fmt: skip
     if not bot:
         setup.table = _table(args)
@@ -618,6 +618,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
                       connect_timeout=args.connect_timeout, linger=args.linger,
                       expect_rules=expect, accept_rules=player == "bot",
                       parent_pid=getattr(args, "parent_pid", None), out=_printer(args),
+                      err=_printer(args, error=True),
                       # against the computer of `play`, nobody claims
                       claims=getattr(args, "parent_pid", None) is None
                       and not side.computer_game)  # fmt: skip
@@ -872,7 +873,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
     setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
                       linger=args.linger, pair_code=new_code(), advertise=False,
                       on_listening=on_listening, claims=False,
-                      out=_computer_game_out(_printer(args), watch))  # fmt: skip
+                      out=_computer_game_out(_printer(args), watch),
+                      err=_printer(args, error=True))  # fmt: skip
     if not watch:
         setup.table = _table(args)
     try:
@@ -1115,13 +1117,21 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
-def _printer(args: argparse.Namespace) -> Any:
+def _printer(args: argparse.Namespace, error: bool = False) -> Any:
     """``print`` for a game's lines, with card codes (``TH``) for ``--ascii`` or on a
-    console that cannot show suit symbols (line mode writes cards as ``10♥``)."""
+    console that cannot show suit symbols (line mode writes cards as ``10♥``); with
+    ``error``, for its errors: ``ginp2p join: error: …`` on standard error."""
     from .cards import ascii_names
 
-    codes = getattr(args, "ascii", False) or not encodes(sys.stdout, "♥♦♣♠")
-    return lambda text: print(ascii_names(text) if codes else text, flush=True)
+    codes = getattr(args, "ascii", False) or \
+        not encodes(sys.stderr if error else sys.stdout, "♥♦♣♠")  # fmt: skip
+    head = f"ginp2p {args.command}: error: " if error else ""
+
+    def show(text: str) -> None:  # the stream of the moment: the prompt may stand in for it
+        print(head + (ascii_names(text) if codes else text), flush=True,
+              file=sys.stderr if error else sys.stdout)  # fmt: skip
+
+    return show
 
 
 def _same_file(a: str, b: str) -> bool:

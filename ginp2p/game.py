@@ -75,6 +75,9 @@ class GameSetup:
     on_listening: Callable[[int, str, str], None] | None = None  # host: (port, join, code)
     parent_pid: int | None = None  # leave (saved) when this process is gone
     out: Callable[[str], None] | None = None
+    #: Where an error's line goes: standard error, as ``ginp2p join: error: …`` (the
+    #: command's other errors are said so), apart from the game's lines on ``out``.
+    err: Callable[[str], None] | None = None
     #: The full-screen table (ginp2p.tui.table.TablePlayer) for a person; None: the line
     #: prompt. It runs the game (``table.play(session)``) and takes what the session says.
     table: Any = None
@@ -241,7 +244,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
                 lock = _one_guest_per_host(setup.side.peer_public_key, setup.side.port,
                                            setup.path)  # fmt: skip
             except RuntimeError as exc:
-                _say(setup)(f"error: {exc}")
+                _fail(setup)(str(exc))
                 return 1
         return await _run_game(setup, identity, resume)
     finally:
@@ -254,6 +257,12 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
 def _say(setup: GameSetup) -> Callable[[str], None]:
     """Where the game's lines go: the console's, or standard output."""
     return setup.out or (lambda text: print(text, flush=True))
+
+
+def _fail(setup: GameSetup) -> Callable[[str], None]:
+    """Where an error's line goes: standard error (see ``GameSetup.err``)."""
+    return setup.err or (lambda text: print(f"ginp2p: error: {text}", file=sys.stderr,
+                                            flush=True))  # fmt: skip
 
 
 def _guest_lock(host_key: bytes, port: int) -> Path:
@@ -306,9 +315,9 @@ def _close(*files: LogFile | SecretsFile | None) -> None:
 async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     """Open (a saved game), make the endpoint, connect (admit or pair), then play."""
     side, path = setup.side, setup.path
-    say = _say(setup)
+    say, fail = _say(setup), _fail(setup)
     if side.peer_public_key is None and side.role == "guest":
-        say("error: the guest needs the host's key (a join string HOST:PORT/KEY)")
+        fail("the guest needs the host's key (a join string HOST:PORT/KEY)")
         return 1
     logfile: LogFile | None = None
     secrets: SecretsFile | None = None
@@ -325,7 +334,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             saved = _saved_log(path, logfile.records, side.me, identity)
         endpoint, known = _endpoint(side, identity, setup.any_port_if_taken)
     except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
-        say(f"error: {exc}")
+        fail(str(exc))
         _close(logfile, secrets)
         return 1
     try:
@@ -352,7 +361,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
                     else "could not wait for the guest")  # fmt: skip
             say(f"the match is over and nothing is owed ({gone} to compare logs: {exc})")
         else:
-            say(f"error: {exc}")
+            fail(str(exc))
             if resume and isinstance(exc, NoAnswer):  # the host's side may not be running
                 say("a saved game goes on when both sides run it: the host resumes its own "
                     f"file of this game too; then run again: ginp2p resume {path}")  # fmt: skip
@@ -484,6 +493,7 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | G
     from concurrent.futures import ThreadPoolExecutor
 
     side, path = setup.side, setup.path
+    fail = _fail(setup)
     sidecar = peer_path(path)
     empty = False
     executor: ThreadPoolExecutor | None = None
@@ -526,12 +536,14 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | G
         nothing = not mine if result.status == "quit" else not (mine and theirs)
         nothing = nothing or proto.written_elsewhere
         if result.status in ("error", "quit", "declined") and not resume and nothing:
-            say({"error": f"error: {result.message}", "quit": "left before the game began"}
-                .get(result.status, result.message))  # fmt: skip
+            if result.status == "error":
+                fail(result.message)
+            else:
+                say("left before the game began" if result.status == "quit" else result.message)
             say(f"nothing was played, so {path.name} is not kept")
             empty = True
         elif result.status == "error":
-            say(f"error: {result.message}")
+            fail(result.message)
             say(f"the game is saved; continue it with: ginp2p resume {path}")
         else:
             say(result.message)

@@ -382,7 +382,7 @@ def test_port_in_use_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
         r = _run(tmp_path, "bot", "--host", "--bind", "127.0.0.1", "--port", str(port),
                  "--no-advertise")  # fmt: skip
     assert r.returncode == 1
-    assert f"port {port} on 127.0.0.1 is in use" in r.stdout
+    assert r.stderr.startswith(f"ginp2p bot: error: port {port} on 127.0.0.1 is in use")
     assert not list(tmp_path.glob("games/*"))
 
 
@@ -394,8 +394,9 @@ def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(tmp_path: Path) 
         r = _run(tmp_path / "g", "bot", "--join", f"127.0.0.1:{port}/{key}", "--pair-code", CODE,
                  "--connect-timeout", "2")  # fmt: skip
     assert r.returncode == 1
-    assert f"nothing was listening at 127.0.0.1:{port} within 2 s (the connections were " \
-           "refused): is the host running, and is the port right?" in r.stdout
+    assert f"ginp2p bot: error: nothing was listening at 127.0.0.1:{port} within 2 s (the " \
+           "connections were refused): is the host running, and is the port right?" \
+           in r.stderr, "an error on standard error, as the command's others"  # fmt: skip
     assert not list((tmp_path / "g").glob("games/*"))
     assert not (tmp_path / "g" / "peers.json").exists()
 
@@ -440,7 +441,8 @@ def test_a_version_mismatch_is_reported_on_both_sides(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-c", VERSION_99, "bot", "--join", join, "--pair-code",
                         CODE], capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
     assert r.returncode == 1, r.stdout
-    assert "version mismatch" in r.stdout and "both need the same version" in r.stdout
+    assert r.stderr.startswith("ginp2p bot: error: ") and "version mismatch" in r.stderr \
+        and "both need the same version" in r.stderr  # fmt: skip
     h.wait_for("version mismatch")
     assert h.wait() == 1
 

@@ -66,7 +66,8 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
     after = ours.read_bytes()
     other = _ginp2p(tmp_path / "someone-else", "resume", str(ours))
     assert other.returncode == 1 and "Traceback" not in other.stderr
-    assert "was played with the key" in other.stdout and "cut" not in other.stderr
+    assert other.stderr.startswith("ginp2p resume: error: ") and "was played with the " \
+        "key" in other.stderr and "cut" not in other.stderr  # fmt: skip
     assert ours.read_bytes() == after
 
 
@@ -118,8 +119,8 @@ def test_a_computer_player_that_keeps_failing_stops_the_game_with_a_way_back(
     never = _ginp2p(tmp_path, "play", *SHORT)
     assert never.returncode == 1, never.stdout + never.stderr
     assert "the computer player failed (1); starting it again" in never.stdout
-    assert "the computer player failed (1) again, the third time; what it said is in" in (
-        never.stdout)
+    assert "ginp2p play: error: the computer player failed (1) again, the third time; " \
+        "what it said is in" in never.stderr  # fmt: skip
     assert list((tmp_path / "games").glob("*.ginlog")) == [], "nothing was played"
 
     (tmp_path / "computer").unlink()
@@ -286,11 +287,11 @@ def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Pa
         assert forgot.returncode == 0 and f"forgot {who}" in forgot.stdout, forgot.stderr
         refused = _ginp2p(home, "resume", str(game))
         assert refused.returncode == 1, refused.stdout + refused.stderr
-        assert f"error: {who} (" in refused.stdout
-        assert "is no longer one of your paired players (forgotten" in refused.stdout
+        assert refused.stderr.startswith(f"ginp2p resume: error: {who} (")
+        assert "is no longer one of your paired players (forgotten" in refused.stderr
         assert "pair again first: one of you runs `ginp2p host`, the other `ginp2p join` " \
                f"with the pairing code it shows; then `ginp2p resume {game}` continues " \
-               "it" in refused.stdout  # fmt: skip
+               "it" in refused.stderr  # fmt: skip
         assert never not in refused.stdout and "resumed from" not in refused.stdout
     assert (ours.read_bytes(), theirs.read_bytes()) == before, "both games untouched"
 
@@ -355,10 +356,10 @@ def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path:
     assert forgot.returncode == 0, forgot.stderr
     refused = _ginp2p(tmp_path, "resume", str(ours))
     assert refused.returncode == 1, refused.stdout + refused.stderr
-    assert "error: Computer 2 (" in refused.stdout and "is no longer one of your paired " \
-        "players" in refused.stdout  # fmt: skip
+    assert "ginp2p resume: error: Computer 2 (" in refused.stderr and "is no longer one " \
+        "of your paired players" in refused.stderr  # fmt: skip
     assert f"start `ginp2p play` once, which pairs with the computer again; then `ginp2p " \
-           f"resume {ours}` continues it" in refused.stdout  # fmt: skip
+           f"resume {ours}` continues it" in refused.stderr  # fmt: skip
     assert "resumed from" not in refused.stdout
 
     again = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3")  # pairs with it again
