@@ -214,6 +214,8 @@ def _find_card(view: HandState, me: int, text: str) -> Any:
 MOVE_VERBS = frozenset({"stock", "draw", "s", "pile", "p", "take", "pass", "discard", "d",
                         "knock", "gin", "rumino", "show"})  # fmt: skip
 """The typed commands that are moves (only on your turn)."""
+NO_CARD_VERBS = frozenset({"stock", "draw", "s", "pile", "p", "take", "pass", "show"})
+"""The moves that name no card (a show's melds come in brackets, not as a card)."""
 
 
 RULES_ANSWERS = ("yes", "y", "no", "n")
@@ -407,6 +409,10 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
         return ChatCmd(text.strip().split(None, 1)[1])
     if verb not in MOVE_VERBS:
         raise CommandError(f"unknown command {verb!r} (help lists them)")
+    if args and verb in NO_CARD_VERBS:  # `take 2h` took the upcard, the card unread
+        raise CommandError(f"{verb} takes no card, not {' '.join(args)!r}: type {verb} alone"
+                           if verb != "show" else "show takes no card: `show` lays down the "
+                           "proposal, `show [7h 8h 9h] lay 5d` your own melds and layoffs")
     if len(args) > 1:
         raise CommandError(f"{verb} takes one card, not {' '.join(args)!r} (help lists "
                            "the commands)")  # fmt: skip

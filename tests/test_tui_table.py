@@ -1802,7 +1802,12 @@ def test_a_refused_move_says_the_rule_that_refuses_it() -> None:
     assert refused("rumino qc", over) == "draw first: a rumino is declared after the draw, " \
         "with a discard; you can: stock | pile"  # fmt: skip
     assert refused("rumino 2s", drawn) == "these rules have no rumino"
-    assert refused("pass now", rumino) == "'now' is not a card (try 7H, 10H, TH or JK)"
+    assert refused("discard now", rumino) == "'now' is not a card (try 7H, 10H, TH or JK)"
+    # a move that names no card, given one, is refused: `take 2h` took the upcard
+    for typed, verb in (("take 2h", "take"), ("pass 5c", "pass"), ("stock ks", "stock")):
+        assert refused(typed, rumino) == f"{verb} takes no card, not '{typed.split()[1]}': " \
+            f"type {verb} alone"  # fmt: skip
+    assert refused("show 7c", rumino).startswith("show takes no card: `show` lays down")
 
 
 def test_a_knock_at_the_wall_says_it_was_at_the_wall() -> None:
