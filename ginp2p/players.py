@@ -242,9 +242,10 @@ class LinePlayer:
                         raise KeyboardInterrupt
                     line = await ps.prompt_async("leave? y/n> " if self.asking else "ginp2p> ",
                                                  handle_sigint=False)  # fmt: skip
-                except EOFError:  # Ctrl-D: the end of input, as at the end of a pipe
-                    session.submit(QuitCmd())
-                    return
+                except EOFError:  # Ctrl-D: leaving, asked first in a live game as Ctrl-C is
+                    if self.interrupted(session):
+                        return
+                    continue
                 except KeyboardInterrupt:
                     self._sigint_due = False
                     if self.interrupted(session):

@@ -303,6 +303,11 @@ def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> No
 
     child = _plain_play(tmp_path)
     try:
+        child.sendcontrol("d")  # Ctrl-D too: it left unasked
+        child.expect_exact(ASKED)
+        child.sendline("n")
+        child.expect_exact("you stay in the game")
+        child.expect("ginp2p>")
         child.sendcontrol("c")
         child.expect_exact(ASKED)
         child.sendline("maybe")
