@@ -487,7 +487,8 @@ class Session:
             m = p.table.match
             line = hand_line(what.hand, what.result, me, seat_names(self),
                              m.rules if m is not None else None)  # fmt: skip
-            return f"{line}  [{names[0]} {s[0]}, {names[1]} {s[1]}]"
+            a, b = (0, 1) if me is None else (me, 1 - me)  # "you" first, as `look` has it
+            return f"{line}  [{names[a]} {s[a]}, {names[b]} {s[b]}]"
         if isinstance(what, MatchOver):
             return self.match_line(what)
         if isinstance(what, CheatDetected):

@@ -270,3 +270,24 @@ def test_a_move_owed_past_the_claim_timeout_is_told_a_claim_may_come_now() -> No
     player.next_command(s)  # type: ignore[arg-type]
     assert s.said[-1] == f"you have had this move for {s.waited:.0f} s: now Bot may claim " \
         "the match"  # fmt: skip
+
+
+def test_a_hands_result_lists_your_score_first_as_look_does() -> None:
+    """A guest read "[Robo 13, you 0]" (the host's first) under a look that says "you
+    0, Robo 13": both now say "you" first."""
+    from ginp2p import engine
+    from ginp2p.players import LinePlayer
+    from ginp2p.session import Session
+    from ginp2p.table import HandScored
+
+    from .test_tui_table import LineSession, draft_from, knocked_hand
+
+    h = knocked_hand()  # Ann (host, seat 0) knocked; we are Bot, the guest
+    s = LineSession(h, me=1)
+    s.player = LinePlayer(stdin=io.StringIO())
+    s.names = ("Ann", "you")
+    view = h.view(1)
+    done = engine.apply(h, draft_from(engine.legal_actions(view)[0], view).action())
+    assert done.result is not None
+    said = Session.describe(s, HandScored(1, done.result, (13, 0)), terse=False)  # type: ignore[arg-type]
+    assert said is not None and said.endswith("  [you 0, Ann 13]"), said
