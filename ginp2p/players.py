@@ -195,6 +195,8 @@ class LinePlayer:
             f" ({goal_words(m.rules)}) · stock {view.stock_left} · pile {top} "
             f"({len(pile)})"
         )  # fmt: skip
+        if len(pile) > 1:  # what the table shows beside the top: what was let go before
+            session.say("under it: " + cards_text(reversed(pile[:-1])))
         opp = p.opponent
         if (theirs := view.declarations[opp]) is not None:
             session.say(f"{names[opp]} laid down: {_shown_text(declared(theirs))}")

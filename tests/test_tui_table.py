@@ -1876,3 +1876,14 @@ def test_long_names_keep_both_scores_in_the_header_and_a_blank_after_them() -> N
     shown = build_view(Situation(me=1, names=("Annabel Lee-Richardson", "Bot"),
                                  hand=knocked_hand().view(1), my_turn=True))  # fmt: skip
     assert texts(table_rows(shown, ASCII, 80)).startswith(" Annabel Lee-Richardson: [")
+
+
+def test_the_line_mode_names_the_cards_under_the_top_of_the_pile() -> None:
+    """The table shows "under it: …" beside the pile's top; `look` in the line mode gave
+    only the top and a count, so a player who cannot see the screen never heard them."""
+    from ginp2p.players import LinePlayer
+
+    s = LineSession(knocked_hand(), me=1)  # the upcard 5♥, then Ann's knock discarding 2♠
+    LinePlayer().look(s)  # type: ignore[arg-type]
+    top = next(i for i, x in enumerate(s.said) if x.startswith("hand 1 "))
+    assert "pile 2♠ (2)" in s.said[top] and s.said[top + 1] == "under it: 5♥", s.said
