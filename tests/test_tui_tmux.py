@@ -134,7 +134,7 @@ def test_a_hand_played_with_keys_to_the_final_score(panes: Callable[..., Pane]) 
         elif "MATCH OVER" in text:
             break
         elif "your showdown" in text:
-            assert "Enter: do it" in text and "deadwood" in text
+            assert "Enter: send it" in text and "deadwood" in text
             pane.keys("Enter")
             pane.wait(lambda s: "your showdown" not in s, 10)
         elif "take the upcard" in text:
@@ -319,19 +319,19 @@ def test_laid_melds_keep_their_keys_and_a_worse_declaration_asks_first(
                 continue
             if mine:
                 pane.keys("k")
-                pane.wait("Enter: do it", 10)
+                pane.wait("Enter: send it", 10)
             pane.keys("e")
             listed = listed_choices(pane.wait("add one (its key)", 10))
             if 2 <= len(listed) <= 12:  # all on screen, before a pick and after
                 break
             pane.keys("Escape")
-            pane.wait("Enter: do it", 10)
+            pane.wait("Enter: send it", 10)
             if not mine:
                 pane.keys("Enter")  # the showdown as proposed
                 pane.wait(lambda s: "your showdown" not in s, 10)
                 continue
             pane.keys("Escape")
-            pane.wait(lambda s: "Enter: do it" not in s, 10)
+            pane.wait(lambda s: "Enter: send it" not in s, 10)
             dead = re.findall(r"\b(?:[2-9TJQKA][SHDC])'?", row.split("deadwood")[-1])
             worst = max(dead, key=lambda w: min(10, "A23456789TJQK".index(w[0]) + 1))
             pane.keys(":", f"discard {worst.lower()}", "Enter")

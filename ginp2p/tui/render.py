@@ -423,7 +423,7 @@ def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
         if later:  # greyed, with the keys they had: a key never moves to another meld
             rows += _choice_rows(d, look, later, "class:dim", [("class:dim", "not now: ")], width)
     else:
-        rows.append([("class:turn", "   Enter: do it · e: change the melds"
+        rows.append([("class:turn", "   Enter: send it · e: change the melds"
                       + (" and layoffs" if d.targets else "")
                       + ("" if d.kind == "show" else " · Esc: cancel"))])  # fmt: skip
     return rows
