@@ -511,8 +511,10 @@ class Session:
             up = what.upcard.pretty() if what.upcard is not None else "?"
             deals = "deal" if what.dealer == p.me else "deals"
             cards = sorted((c for c in what.cards or () if c is not None), key=card_order)
-            rules = p.table.rules
-            first = f"the rules: {describe_rules(rules)}\n" if what.hand == 1 and rules else ""
+            rules = p.table.rules  # (a guest was told them with the host's offer)
+            told = self._rules_told or self._rules_answered is not None
+            first = f"the rules: {describe_rules(rules)}\n" \
+                if what.hand == 1 and rules and not told else ""  # fmt: skip
             return f"{first}hand {what.hand}: {dealer} {deals}; your cards {cards_text(cards)}; " \
                    f"upcard {up}"
         if isinstance(what, Moved):

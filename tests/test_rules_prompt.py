@@ -77,6 +77,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
                 assert "type yes to play by the host's rules" in seen  # it was explained
             assert "refused" not in seen  # asked is not refused
             assert seen.count("the host's rules: hoyle") == 1
+            assert "the rules: hoyle" not in seen, "the rules just answered, not said again"
             if leave == "quit":
                 g.stdin.write("quit\n")
                 g.stdin.flush()
