@@ -157,6 +157,9 @@ class LinePlayer:
             session.say("play by these rules? type yes or no")
             return
         if isinstance(what, Waiting) and not what.what.startswith(DECISIONS):
+            if not session.link_up:  # (`stock` typed while they are away: silence)
+                session.say(f"waiting for {session.opponent_name}: {what.what} (they are "
+                            "away: reconnecting…)")  # fmt: skip
             return  # the shuffle's steps: a screen reader would read nothing else
         if isinstance(what, MatchOver) and session.proto.table.match is not None:
             session.say(session.match_line(what, totals=False))  # the sheet ends in them

@@ -1887,3 +1887,19 @@ def test_the_line_mode_names_the_cards_under_the_top_of_the_pile() -> None:
     LinePlayer().look(s)  # type: ignore[arg-type]
     top = next(i for i, x in enumerate(s.said) if x.startswith("hand 1 "))
     assert "pile 2♠ (2)" in s.said[top] and s.said[top + 1] == "under it: 5♥", s.said
+
+
+def test_the_line_mode_says_what_waits_for_a_player_who_is_away() -> None:
+    """`stock` typed while the other player was away answered nothing until they came
+    back (their key to the card is owed): the line mode says so. With them there, the
+    shuffle's and the keys' steps stay unsaid."""
+    from ginp2p.players import LinePlayer
+    from ginp2p.protocol import Waiting
+
+    s = LineSession(drawn_hand(), me=1)
+    LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))  # type: ignore[arg-type]
+    assert s.said == []
+    s.link_up = False
+    LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))  # type: ignore[arg-type]
+    assert s.said == ["waiting for Ann: the key for stock card 22 (they are away: "
+                      "reconnecting…)"]  # fmt: skip
