@@ -91,7 +91,7 @@ from .protocol import (
 )
 from .rules import RuleSet
 from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved
-from .words import action_words, match_end_words, setting_value
+from .words import action_words, match_end_words, preset_words, setting_value
 
 __all__ = [
     "Session",
@@ -377,7 +377,7 @@ class Session:
         rules, self.rules_pending = self.rules_pending, None
         if not accept:
             await self._send(ByeFrame("the guest declined the rules"))
-            self._end(1, "declined", f"you declined the host's rules ({rules.name})")
+            self._end(1, "declined", f"you declined the host's rules ({preset_words(rules)})")
             return
         self.rules_ok = True
         self._rules_answered = rules

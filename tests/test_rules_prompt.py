@@ -64,7 +64,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
         if answer == "no":
             rest = g.communicate(timeout=60)[0]
             assert g.returncode != 0
-            assert "you declined the host's rules (hoyle)" in rest
+            assert "you declined the host's rules (hoyle with game_target=30)" in rest
             assert "error" not in rest, "declining is the player's choice, not an error"
             assert h.wait() != 0
             assert "declined" in h.output or "refused" in h.output
@@ -114,7 +114,8 @@ def test_a_scripts_answer_sent_before_the_rules_come_answers_them(
         if answer == "no":
             seen += g.communicate(timeout=60)[0]
             assert g.returncode == 1, seen
-            assert "you declined the host's rules (hoyle)" in seen
+            # the rules declined as they were offered, not only the preset's name
+            assert "you declined the host's rules (hoyle with game_target=30)" in seen
         else:
             seen += _read_until(g, "your cards:")
             seen += g.communicate("quit\n", timeout=60)[0]
@@ -199,7 +200,7 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path
         assert "unfinished" not in shown and "hoyle" in shown
         rest = again.communicate("no\n", timeout=60)[0]
         assert again.returncode == 1, rest
-        assert "you declined the host's rules (hoyle)" in rest
+        assert "you declined the host's rules (hoyle with game_target=30)" in rest
         assert h.wait() != 0
         assert not list((tmp_path / "g" / "games").glob("*")), "no files left behind"
     finally:
