@@ -47,7 +47,7 @@ from .protocol import PeerProtocol
 from .rules import RuleSet
 from .session import Session
 from .table import Table
-from .words import count
+from .words import count, match_end_words
 
 __all__ = [
     "GameSetup",
@@ -89,6 +89,7 @@ class GameSetup:
     #: A piped stdin, once the wait for the other player reads it: the game reads on.
     piped: PipedLines | None = None
     stopped: str = ""  # why :meth:`stop` ended the game before its Session ran
+    ended: str | None = None  # a resumed match already over: how it ended, in words
     _task: Any = None  # the task running the game
 
     def stop(self, why: str) -> None:
@@ -165,12 +166,22 @@ def forgotten_words(path: Path, side: PeerFile, saved: Log, key: bytes) -> str:
             f"keep; {how}; then `ginp2p resume {path}` continues it")  # fmt: skip
 
 
-def _finished(log: Log, me: int) -> bool:
-    """Whether the saved match is over with nothing owed either way. Only whether
-    anything is owed: the opened hands' proofs wait for the protocol's own fold."""
+def _over(log: Log, me: int) -> str | None:
+    """How the saved match ended ("the match is over: Bob won (you resigned)") if it is
+    over with nothing owed either way; None while it goes on. Only what is owed: the
+    opened hands' proofs wait for the protocol's own fold."""
     table = Table(me, lazy_proofs={e.body.hand for e in log.entries() if e.kind == "open"})
     table.update(log.linear())
-    return table.finished
+    m = table.match
+    if not table.finished:
+        return None
+    if m is None or m.winner is None or m.end is None:
+        return "the match is over"
+
+    def who(seat: int) -> str:
+        return "you" if seat == me else table.names[seat]
+
+    return f"the match is over: {who(m.winner)} won ({match_end_words(m.end, who(1 - m.winner))})"
 
 
 def _last_written(path: Path) -> float | None:
@@ -332,6 +343,11 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             _still_paired(path, side, _saved_log(path, read_records(path)[0], side.me, identity))
             logfile, secrets = open_game(path)
             saved = _saved_log(path, logfile.records, side.me, identity)
+            setup.ended = _over(saved, side.me)
+            if setup.ended is not None:  # said at once: the wait may be long, or cut short
+                other = "host" if side.role == "guest" else "guest"
+                say(f"{setup.ended}; the {other} is looked for only to make sure both files "
+                    "hold every entry")  # fmt: skip
         endpoint, known = _endpoint(side, identity, setup.any_port_if_taken)
     except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
         fail(str(exc))
@@ -354,8 +370,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             if not setup.stopped:
                 raise
             exc = JoinError(setup.stopped)
-        # folded only now that it matters: a finished match resumed, the other side gone
-        over = saved is not None and _finished(saved, side.me)
+        over = setup.ended is not None  # a finished match resumed, the other side gone
         if over:  # only the other side could lack an entry, and it cannot be reached
             gone = ("the host could not be reached" if side.role == "guest"
                     else "could not wait for the guest")  # fmt: skip

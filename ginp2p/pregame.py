@@ -384,6 +384,10 @@ def _wait_words(setup: GameSetup, resume: bool) -> _WaitWords:
     unbegun = "the game has not begun: waiting for"
     nothing = "nothing was played, so nothing is kept"
     if setup.side.role == "guest":
+        if resume and setup.ended is not None:  # nothing to play: only logs to compare
+            return _WaitWords(f"{setup.ended}; waiting for the host only to compare logs",
+                              "leave", "nothing is lost", "left before the host answered",
+                              f"{setup.ended}: nothing was left to play")  # fmt: skip
         if resume:
             return _WaitWords("the saved game goes on once the host answers", "leave",
                               "the game stays saved", "left before the host answered",

@@ -541,6 +541,13 @@ def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
     assert "resume it with" not in again.output, again.output
     # no MATCH OVER line this time: the last line says who won
     assert re.search(r"the match is over: \S+ won \(", again.output), again.output
+    # the guest's finished match, resumed with no input and no host: said over at once,
+    # not "the game is saved; continue it with: ginp2p resume"
+    late = Peer(tmp_path / "g", ["resume", str(path), "--linger", "1"], name="late guest")
+    assert late.wait() == 0, late.output
+    first = late.output.splitlines()[0]
+    assert re.match(r"the match is over: \S+ won \(.+\); the host is looked for only", first)
+    assert "nothing was left to play" in late.output and "continue it" not in late.output
 
 
 def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -> None:
