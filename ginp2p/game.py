@@ -172,9 +172,9 @@ def _over(log: Log, me: int) -> str | None:
     opened hands' proofs wait for the protocol's own fold."""
     table = Table(me, lazy_proofs={e.body.hand for e in log.entries() if e.kind == "open"})
     table.update(log.linear())
-    m = table.match
     if not table.finished:
         return None
+    m = table.match
     if m is None or m.winner is None or m.end is None:
         return "the match is over"
 
