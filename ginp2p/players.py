@@ -36,7 +36,7 @@ from .commands import (
 )
 from .engine import Phase
 from .protocol import Waiting
-from .table import OWED_GUEST_HELLO, OWED_HOST_HELLO, HandScored, MatchOver
+from .table import OWED_GUEST_HELLO, OWED_HOST_HELLO, HandDealt, HandScored, MatchOver, Moved
 from .words import goal_words
 
 if TYPE_CHECKING:
@@ -131,6 +131,10 @@ class LinePlayer:
     def next_command(self, session: Session) -> Command | None:
         p = session.proto
         m = p.table.match
+        if not self._recapped:
+            self._recapped = True
+            if session.away_since is not None:  # a resumed game
+                self.recap(session)
         # the table again after every move (not for a chat line)
         turn = (m.hand_no, len(m.hand.moves)) if p.my_turn and m and m.hand else None
         if turn is not None and turn != self._shown:
@@ -170,6 +174,26 @@ class LinePlayer:
             session.say(text)
         if isinstance(what, HandScored):
             session.say(showdown_text(session, what))
+
+    _recapped = False
+
+    def recap(self, session: Session) -> None:
+        """A resumed game: the moves of this hand since our own last one, in words. They
+        may have come just before we left, or while we were away; the table they left
+        is in `look`, but not how it came about."""
+        p = session.proto
+        m = p.table.match
+        events = [e for _, e in p.table.events]
+        deals = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
+        if m is None or m.over or not deals:
+            return
+        moves = [e for e in events[deals[-1] + 1 :] if isinstance(e, Moved)]
+        ours = [i for i, e in enumerate(moves) if e.player == p.me]
+        since = moves[ours[-1] + 1 :] if ours else moves
+        said = [session.describe(e, terse=False) for e in since]
+        if said:
+            where = "since your last move" if ours else f"in hand {m.hand_no} so far"
+            session.say(f"{where}: " + "; ".join(t for t in said if t))
 
     def look(self, session: Session) -> None:
         p = session.proto

@@ -25,7 +25,7 @@ from ginp2p.engine import DrawStock, HandState, Phase
 from ginp2p.match import MatchEnd, MatchState, record_hand
 from ginp2p.rules import get_preset
 from ginp2p.session import SessionResult
-from ginp2p.table import Chatted, HandScored, MatchOver, Moved
+from ginp2p.table import Chatted, HandDealt, HandScored, MatchOver, Moved
 from ginp2p.tui.look import Look
 from ginp2p.tui.render import (
     fit,
@@ -465,6 +465,7 @@ class FakeSession:
     begun: bool = True  # our hello is stored (Session.begun)
     result: Any = None  # set once the game is done (Session.result)
     claim_undelivered: bool = False
+    away_since: float | None = None  # a resumed game's last write (Session.away_since)
 
     def __post_init__(self) -> None:
         self.proto = FakeProto(self, self.me)
@@ -1903,3 +1904,25 @@ def test_the_line_mode_says_what_waits_for_a_player_who_is_away() -> None:
     LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))  # type: ignore[arg-type]
     assert s.said == ["waiting for Ann: the key for stock card 22 (they are away: "
                       "reconnecting…)"]  # fmt: skip
+
+
+def test_the_line_mode_recaps_the_moves_since_ours_in_a_resumed_game() -> None:
+    """After a crash and `resume`, the line mode said only "resumed from 56 stored
+    entries" and the table: how Ann's discard got there was for the player to work out.
+    It says the moves of the hand since our own last one."""
+    from ginp2p.players import LinePlayer
+    from ginp2p.session import Session
+
+    h = drawn_hand()  # both passed the upcard, then Ann (seat 0) drew from the stock
+    s = LineSession(h, me=1)
+    s.describe = lambda what, terse: Session.describe(s, what, terse)  # type: ignore[method-assign,arg-type]
+    s.proto.table.events = [(0, HandDealt(1, 1, (), c("5H"))),  # type: ignore[attr-defined]
+                            (1, Moved(0, engine.PassUpcard(), None)),
+                            (2, Moved(1, engine.PassUpcard(), None)),
+                            (3, Moved(0, DrawStock(), None))]  # fmt: skip
+    LinePlayer().next_command(s)  # type: ignore[arg-type]
+    assert not any(x.startswith("since") for x in s.said), "a game not resumed: no recap"
+    s.said.clear()
+    s.away_since = 0.0  # resumed
+    LinePlayer().next_command(s)  # type: ignore[arg-type]
+    assert s.said[0] == "since your last move: Ann drew from the stock", s.said
