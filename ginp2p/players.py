@@ -118,6 +118,7 @@ class LinePlayer:
         self._shown: Any = None
         self._claim_told = False
         self._late_told = False
+        self._recapped = False  # a resumed game's moves since ours, said once
         self.asking = False  # Ctrl-C asked "leave the game?" and the answer is due
 
     @property
@@ -174,8 +175,6 @@ class LinePlayer:
             session.say(text)
         if isinstance(what, HandScored):
             session.say(showdown_text(session, what))
-
-    _recapped = False
 
     def recap(self, session: Session) -> None:
         """A resumed game: the moves of this hand since our own last one, in words. They
