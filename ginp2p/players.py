@@ -36,7 +36,7 @@ from .commands import (
 )
 from .engine import Phase
 from .protocol import Waiting
-from .table import OWED_GUEST_HELLO, OWED_HOST_HELLO, HandDealt, HandScored, MatchOver, Moved
+from .table import OWED_GUEST_HELLO, OWED_HOST_HELLO, HandScored, MatchOver, moves_since
 from .words import goal_words
 
 if TYPE_CHECKING:
@@ -182,13 +182,9 @@ class LinePlayer:
         is in `look`, but not how it came about."""
         p = session.proto
         m = p.table.match
-        events = [e for _, e in p.table.events]
-        deals = [i for i, e in enumerate(events) if isinstance(e, HandDealt)]
-        if m is None or m.over or not deals:
+        if m is None or m.over:
             return
-        moves = [e for e in events[deals[-1] + 1 :] if isinstance(e, Moved)]
-        ours = [i for i, e in enumerate(moves) if e.player == p.me]
-        since = moves[ours[-1] + 1 :] if ours else moves
+        since, ours = moves_since(p.table.events, p.me)
         said = [session.describe(e, terse=False) for e in since]
         if said:
             where = "since your last move" if ours else f"in hand {m.hand_no} so far"

@@ -70,6 +70,7 @@ __all__ = [
     "Table",
     "bits_from_bytes",
     "bits_to_bytes",
+    "moves_since",
 ]
 
 NAMES = ("host", "guest")
@@ -169,6 +170,17 @@ Event = HandDealt | Moved | HandScored | MatchOver | CheatDetected | Chatted
 
 
 # ------------------------------------------------------------------------ helpers
+
+
+def moves_since(events: Sequence[tuple[int, Event]], player: int) -> tuple[list[Moved], bool]:
+    """The moves of the last hand dealt after ``player``'s own last one (the whole hand's
+    if none), and whether there was one: what a player who resumes has not been told."""
+    deals = [i for i, (_, e) in enumerate(events) if isinstance(e, HandDealt)]
+    if not deals:
+        return [], False
+    moves = [e for _, e in events[deals[-1] + 1 :] if isinstance(e, Moved)]
+    ours = [i for i, e in enumerate(moves) if e.player == player]
+    return (moves[ours[-1] + 1 :], True) if ours else (moves, False)
 
 
 def bits_to_bytes(bits: Sequence[int]) -> bytes:

@@ -406,6 +406,7 @@ class FakeTable:
         self.names = NAMES
         self.claim_timeout = 120
         self.end: MatchEnd | None = None
+        self.events: list[tuple[int, Any]] = []  # (index, event), as Table.events
 
     @property
     def match(self) -> MatchState:
@@ -1906,6 +1907,24 @@ def test_the_line_mode_says_what_waits_for_a_player_who_is_away() -> None:
                       "reconnecting…)"]  # fmt: skip
 
 
+#: The events of drawn_hand(): both passed the upcard, then Ann (seat 0) drew.
+RESUMED = [(0, HandDealt(1, 1, (), c("5H"))), (1, Moved(0, engine.PassUpcard(), None)),
+           (2, Moved(1, engine.PassUpcard(), None)), (3, Moved(0, DrawStock(), None))]
+
+
+def test_the_table_logs_the_moves_since_ours_in_a_resumed_game(pipe: Any) -> None:
+    """The table resumed said only "the game goes on"; it logs the moves since ours."""
+    s = FakeSession(drawn_hand(), me=1)
+    s.proto.table.events = RESUMED
+
+    async def script(player: TablePlayer, send: Any) -> None:
+        log = [text for _, text in player.log]
+        assert log[-2].endswith("the game goes on: hand 1, Ann 0, Bot 0"), log
+        assert log[-1].endswith("Ann drew from the stock"), log
+
+    run_table(pipe, s, script)
+
+
 def test_the_line_mode_recaps_the_moves_since_ours_in_a_resumed_game() -> None:
     """After a crash and `resume`, the line mode said only "resumed from 56 stored
     entries" and the table: how Ann's discard got there was for the player to work out.
@@ -1916,10 +1935,7 @@ def test_the_line_mode_recaps_the_moves_since_ours_in_a_resumed_game() -> None:
     h = drawn_hand()  # both passed the upcard, then Ann (seat 0) drew from the stock
     s = LineSession(h, me=1)
     s.describe = lambda what, terse: Session.describe(s, what, terse)  # type: ignore[method-assign,arg-type]
-    s.proto.table.events = [(0, HandDealt(1, 1, (), c("5H"))),  # type: ignore[attr-defined]
-                            (1, Moved(0, engine.PassUpcard(), None)),
-                            (2, Moved(1, engine.PassUpcard(), None)),
-                            (3, Moved(0, DrawStock(), None))]  # fmt: skip
+    s.proto.table.events = RESUMED
     LinePlayer().next_command(s)  # type: ignore[arg-type]
     assert not any(x.startswith("since") for x in s.said), "a game not resumed: no recap"
     s.said.clear()

@@ -50,7 +50,7 @@ from ..players import leave_question, seat_names
 from ..protocol import EarlyClaim
 from ..rules import RuleSet
 from ..session import Session, SessionResult
-from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved
+from ..table import CheatDetected, HandDealt, HandScored, MatchOver, Moved, moves_since
 from .keys import IDLE_KEYS, does_nothing, key_name, redraw_when_continued
 from .look import Look
 from .render import (
@@ -324,6 +324,10 @@ class TablePlayer:
         elif m is not None and m.hand_no:
             self._log(f"the game goes on: hand {m.hand_no}, {self._names()[0]} {m.scores[0]}, "
                       f"{self._names()[1]} {m.scores[1]}")  # fmt: skip
+            me = session.proto.me  # and the moves since ours: they may have come as we left
+            for ev in moves_since(session.proto.table.events, me)[0]:
+                if (line := log_line(ev, me, self._names(), m.rules)) is not None:
+                    self._log(line)
         self.running = True
         try:
             await app.run_async(pre_run=start_game)
