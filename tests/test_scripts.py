@@ -57,6 +57,33 @@ def test_simulate_prints_the_same_matches_for_the_same_seed(tmp_path: Path) -> N
     assert "hands/s" in runs[0].stdout and "progress" not in runs[0].stdout  # progress: stderr
 
 
+def test_paired_hands_plays_the_same_deals_and_counts_what_changed(tmp_path: Path) -> None:
+    """Two runs on the same deals give the same hands, so a comparison finds none
+    changed; another player on those deals is compared hand by hand."""
+    base = ["--deal-seeds", "3,4", "--hands", "6", "--player", "greedy"]
+    first = run("paired_hands.py", *base, "--out", str(tmp_path / "a.jsonl"), home=tmp_path)
+    assert first.returncode == 0, first.stdout + first.stderr
+    again = run("paired_hands.py", *base, "--jobs", "2", "--against", str(tmp_path / "a.jsonl"),
+                home=tmp_path)  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
+    table = [x for x in first.stdout.splitlines() if not x.startswith("speed:")]
+    assert [x for x in again.stdout.splitlines() if x in table] == table
+    assert "12 hands in both, 0 changed" in again.stdout
+    rows = [json.loads(x) for x in (tmp_path / "a.jsonl").read_text().splitlines()]
+    assert len(rows) == 12 and {r["dealt"] for r in rows} == {True, False}
+    won = sum(r["result"] == 1 for r in rows)
+    lost = sum(r["result"] == -1 for r in rows)
+    assert f"{'all':<10}{won:>7}{lost:>7}" in first.stdout
+
+    other = run("paired_hands.py", *base[:4], "--player", "random", "--against",
+                str(tmp_path / "a.jsonl"), home=tmp_path)  # fmt: skip
+    assert other.returncode == 0, other.stdout + other.stderr
+    assert "12 hands in both, 0 changed" not in other.stdout and "net " in other.stdout
+
+    bad = run("paired_hands.py", "--deal-seeds", "one", home=tmp_path)
+    assert bad.returncode == 2 and "--deal-seeds takes whole numbers" in bad.stderr
+
+
 @pytest.mark.parametrize(
     ("script", "args", "rows"),
     [
