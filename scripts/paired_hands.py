@@ -82,7 +82,7 @@ def _table(results: Iterable[tuple[int, int, int, bool]], seeds: list[int]) -> l
     return lines
 
 
-def _compare(results: list[tuple[int, int, int, bool]], path: Path) -> list[str]:
+def _compare(results: list[tuple[int, int, int, bool]], path: Path) -> str:
     """How the hands of this run differ from those kept in ``path`` by ``--out``."""
     before = {}
     for line in path.read_text().splitlines():
@@ -92,9 +92,9 @@ def _compare(results: list[tuple[int, int, int, bool]], path: Path) -> list[str]
     gained = sum(1 for now, then in common if now == WON and then != WON)
     lost = sum(1 for now, then in common if now != WON and then == WON)
     changed = sum(1 for now, then in common if now != then)
-    return [f"against {path}: {len(common)} hands in both, {changed} changed; "
+    return (f"against {path}: {len(common)} hands in both, {changed} changed; "
             f"won here and not there {gained}, won there and not here {lost}, "
-            f"net {gained - lost:+d}"]  # fmt: skip
+            f"net {gained - lost:+d}")  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -136,7 +136,7 @@ def main(argv: list[str] | None = None) -> int:
     for line in _table(results, seeds):
         print(line)
     if args.against is not None:
-        print(*_compare(results, args.against))
+        print(_compare(results, args.against))
     if args.out is not None:
         args.out.write_text("".join(
             json.dumps({"seed": s, "hand": h, "result": r, "dealt": d}) + "\n"
