@@ -10,14 +10,17 @@ french, openspiel): the planner (:class:`_Planner`).
 * Knock (or go gin) as soon as the rules allow: most hands go to whoever knocks
   first, and a knock within the limit is rarely undercut.
 * Discard to keep the best ten cards, valued by a one-draw lookahead over every
-  card not yet seen: the chance of being able to knock after the next draw
+  card not yet seen (high cards count more: opponents throw them, so they may come
+  through the pile): the chance of being able to knock after the next draw
   (weighted heavily) plus the expected deadwood then. The best few are raced
-  four draws ahead: how soon, over sampled draws, each could knock.
+  four draws ahead: how soon, over sampled draws, each could knock; and dueled:
+  how soon each knocks before the opponent does, in sampled worlds where the
+  opponent takes what melds, throws and knocks too.
 * Do not feed the opponent: likely opponent hands are sampled from the unseen
   cards and weighed by what the opponent did (cards it passed over or threw did
   not meld with its hand; cards it took did; it throws its highest loose card;
   it did not knock when it could not). A discard costs extra by the chance that
-  it melds with such a hand.
+  it melds with such a hand, more so as the hand goes on.
 * Take the upcard only when it makes a meld and the hand after taking it is
   worth at least the expected hand after a stock draw.
 
@@ -348,8 +351,23 @@ RACE_DRAWS = 4
 RACE_SAMPLES = 4
 #: ... and a knock one draw later is worth this much less (the opponent may knock first).
 RACE_DISCOUNT = 0.95
-#: Cost of handing the opponent a card that melds with what they may hold (times its chance).
+#: Cost of handing the opponent a card that melds with what they may hold (times its chance)...
 FEED_WEIGHT = 4.0
+#: ... which grows with the hand: times FEED_START at the deal, one more every
+#: FEED_STEP moves, at most FEED_MAX (a late feed may let the opponent knock at once).
+FEED_START = 0.25
+FEED_STEP = 8
+FEED_MAX = 4.0
+#: In the one-draw value an unseen card counts 1 + REACH_SLOPE * (value - 5.5) / 4.5
+#: times: opponents shed their high loose cards first, so a high card may come to us
+#: through the pile as well as the stock, while a low one tends to stay in their hand.
+REACH_SLOPE = 0.6
+_REACH = {v: 1 + REACH_SLOPE * (v - 5.5) / 4.5 for v in range(1, 11)}
+#: The duel: the race with the opponent in it (the best few discards again, in sampled
+#: worlds where the opponent may take what we throw, draws, throws and knocks too).
+DUEL_WEIGHT = 20.0
+DUEL_WORLDS = 128
+DUEL_TURNS = 4
 #: The upcard is taken when its value beats the stock's expected value by this much.
 UP_MARGIN = 0.0
 #: Opponent hands sampled to judge which discards feed the opponent.
@@ -403,26 +421,34 @@ class _Planner(_Decision):
         self.limit = rules.knock_limit if rules.knock_limit is not None else 10
         self.memo: dict[int, float] = {}
         self.memo1: dict[int, tuple[int, float, float]] = {}
+        self.drops: dict[int, tuple[int, int]] = {}
         self.futures: list[tuple[int, list[list[int]]]] | None = None
+        self.worlds: list[tuple[int, list[int]]] | None = None
         self.opponent: _OpponentModel | None = None
 
     # -- decisions -------------------------------------------------------------------
     def best_discard(self, discards: list[Discard]) -> Discard:
         """The discard whose kept ten cards are worth most (:meth:`potential`, less the
         chance of feeding the opponent); the best few are then ranked again with
-        :meth:`race` added, since a deeper look is too dear for every candidate."""
+        :meth:`race` and :meth:`duel` added, since a deeper look is too dear for every
+        candidate."""
+        feed = FEED_WEIGHT * min(FEED_START + len(self.view.moves) / FEED_STEP, FEED_MAX)
         score: dict[Discard, float] = {}
         for a in discards:
             bit = a.card.face
-            score[a] = self.potential(self.hand & ~(1 << bit)) + FEED_WEIGHT * self.feeds(bit)
+            score[a] = self.potential(self.hand & ~(1 << bit)) + feed * self.feeds(bit)
 
         def key(a: Discard) -> tuple[float, int, int]:
             return (round(score[a], 9), -_BIT_VALUE[a.card.face], -a.card.face)
 
         best = sorted(discards, key=key)[:RACE_CANDIDATES]
-        if RACE_WEIGHT and len(best) > 1:
+        if len(best) > 1:
             for a in best:
-                score[a] -= RACE_WEIGHT * self.race(self.hand & ~(1 << a.card.face))
+                kept = self.hand & ~(1 << a.card.face)
+                score[a] -= RACE_WEIGHT * self.race(kept)
+                duel = self.duel(kept, a.card.face)
+                if duel is not None:
+                    score[a] -= DUEL_WEIGHT * duel
         return min(best, key=key)
 
     def take_upcard(self) -> bool:
@@ -443,7 +469,7 @@ class _Planner(_Decision):
         rules = self.rules
         hand = self.hand
         dw0 = M.min_deadwood_mask(hand, rules)
-        drop_bit, dw_drop = M.best_discard_mask(hand, rules)
+        drop_bit, dw_drop = self.drop(hand)
         here = self.potential(hand)
         total = 0.0
         touch = _touching(hand, rules.ace_high) & self.unseen
@@ -451,7 +477,7 @@ class _Planner(_Decision):
         while b:
             low = b & -b
             b ^= low
-            bit, _ = M.best_discard_mask(hand | low, rules)
+            bit, _ = self.drop(hand | low)
             total += self.potential((hand | low) & ~(1 << bit))
         b = self.unseen & ~touch
         while b:
@@ -478,33 +504,38 @@ class _Planner(_Decision):
 
     def one_draw(self, kept: int) -> tuple[int, float, float]:
         """(deadwood now, expected deadwood after one draw and the best discard, chance
-        that deadwood is then within the knock limit)."""
+        that deadwood is then within the knock limit); unseen cards weighed by how
+        likely they are to reach us (``REACH_SLOPE``)."""
         got = self.memo1.get(kept)
         if got is not None:
             return got
         rules = self.rules
         limit = self.limit
         dw0 = M.min_deadwood_mask(kept, rules)
-        _, dw_drop = M.best_discard_mask(kept, rules)
+        _, dw_drop = self.drop(kept)
         touch = _touching(kept, rules.ace_high) & self.unseen
-        total = 0
-        knock = 0
+        total = knock = n = 0.0
         b = touch
         while b:
             low = b & -b
             b ^= low
-            _, dw = M.best_discard_mask(kept | low, rules)
-            total += dw
-            knock += dw <= limit
+            w = _REACH[_BIT_VALUE[low.bit_length() - 1]]
+            _, dw = self.drop(kept | low)
+            total += w * dw
+            n += w
+            if dw <= limit:
+                knock += w
         rest = self.unseen & ~touch
         for v, bits in _VALUE_BITS.items():
             count = (rest & bits).bit_count()
             if count:
+                w = _REACH[v] * count
                 dw = min(dw0, v + dw_drop)
-                total += count * dw
+                total += w * dw
+                n += w
                 if dw <= limit:
-                    knock += count
-        n = self.n_unseen
+                    knock += w
+        n = max(n, 1e-9)
         got = (dw0, total / n, knock / n)
         self.memo1[kept] = got
         return got
@@ -518,7 +549,7 @@ class _Planner(_Decision):
         deadwood. Every candidate discard meets the same draws, so the comparison
         between candidates is not blurred by luck of the sample.
         """
-        rules, limit, discount = self.rules, self.limit, RACE_DISCOUNT
+        limit, discount = self.limit, RACE_DISCOUNT
         if self.futures is None:
             pool = _single_bits(self.unseen)
             # Seeded by the view, like the opponent model: the same view, the same draws.
@@ -530,7 +561,7 @@ class _Planner(_Decision):
                 self.futures.append((card, [rng.sample(rest, length) for _ in range(RACE_SAMPLES)]))
         total = 0.0
         for card, continuations in self.futures:
-            bit, dw = M.best_discard_mask(kept | card, rules)
+            bit, dw = self.drop(kept | card)
             if dw <= limit:
                 total += discount * len(continuations)
                 continue
@@ -539,19 +570,100 @@ class _Planner(_Decision):
                 hand, worth = start, discount
                 for nxt in draws:
                     worth *= discount
-                    bit, dw = M.best_discard_mask(hand | nxt, rules)
+                    bit, dw = self.drop(hand | nxt)
                     if dw <= limit:
                         total += worth
                         break
                     hand = (hand | nxt) & ~(1 << bit)
         return total / max(len(self.futures) * RACE_SAMPLES, 1)
 
+    def duel(self, kept: int, thrown: int) -> float | None:
+        """How soon we knock before the opponent does, having kept ``kept`` and thrown
+        the card at bit ``thrown`` (None when the opponent model has no hands).
+
+        In each of ``DUEL_WORLDS`` sampled worlds the opponent holds a hand drawn from
+        the model and the stock is shuffled; then, for ``DUEL_TURNS`` turns each, the
+        opponent takes our discard if it makes a meld (else draws), throws its least
+        useful card and knocks when it can, and we do the same. A knock of ours after
+        k turns counts ``RACE_DISCOUNT`` ** k; the opponent's knock counts nothing.
+        Unlike :meth:`race` this sees the feeding of every discard to come, and what
+        the opponent throws us. All candidates meet the same worlds.
+        """
+        worlds = self.sampled_worlds()
+        if not worlds:
+            return None
+        limit, discount = self.limit, RACE_DISCOUNT
+        total = 0.0
+        for opp, draws in worlds:
+            hand, up, i, worth = kept, thrown, 0, 1.0
+            for _ in range(DUEL_TURNS):
+                turn = self.duel_turn(opp, up, draws, i)
+                if turn is None:
+                    break
+                opp, up, dw, i = turn
+                if dw <= limit:  # they knock first
+                    break
+                worth *= discount
+                turn = self.duel_turn(hand, up, draws, i)
+                if turn is None:
+                    break
+                hand, up, dw, i = turn
+                if dw <= limit:
+                    total += worth
+                    break
+        return total / len(worlds)
+
+    def duel_turn(
+        self, hand: int, up: int, draws: list[int], i: int
+    ) -> tuple[int, int, int, int] | None:
+        """One turn in a duel's world for the side holding ``hand``: take the discard at
+        bit ``up`` if it makes a meld, else draw ``draws[i]``; then throw the card that
+        leaves the least deadwood. (Hand kept, bit thrown, its deadwood, next draw
+        index), or None when the world's stock has run out."""
+        if _melds_with(up, hand, _meld_pairs(self.rules.ace_high)):
+            full = hand | 1 << up
+        elif i < len(draws):
+            full = hand | draws[i]
+            i += 1
+        else:
+            return None
+        bit, dw = self.drop(full)
+        return full & ~(1 << bit), bit, dw, i
+
+    def drop(self, mask: int) -> tuple[int, int]:
+        """:func:`melds.best_discard_mask`, remembered: the race and the duel meet the
+        same hands again and again (every candidate discard meets the same worlds)."""
+        got = self.drops.get(mask)
+        if got is None:
+            got = self.drops[mask] = M.best_discard_mask(mask, self.rules)
+        return got
+
+    def sampled_worlds(self) -> list[tuple[int, list[int]]]:
+        """The duel's worlds: (the opponent's hand, the stock's next cards as one-bit
+        masks). Hands are drawn from the opponent model by weight, the stock from the
+        rest of the unseen cards, by a generator seeded by the view."""
+        if self.worlds is None:
+            model = self.opponent_model()
+            self.worlds = []
+            if model.samples and sum(w for _, w in model.samples) > 0:
+                rng = random.Random(self.unseen << 64 | self.hand | 1)
+                hands = [h for h, _ in model.samples]
+                weights = [w for _, w in model.samples]
+                for hidden in rng.choices(hands, weights=weights, k=DUEL_WORLDS):
+                    pool = _single_bits(self.unseen & ~hidden)
+                    draws = rng.sample(pool, min(2 * DUEL_TURNS + 2, len(pool)))
+                    self.worlds.append((model.known_now | hidden, draws))
+        return self.worlds
+
     # -- the opponent's hand -----------------------------------------------------------
-    def feeds(self, bit: int) -> float:
-        """Chance that the opponent can meld this card if we throw it."""
+    def opponent_model(self) -> _OpponentModel:
         if self.opponent is None:
             self.opponent = _OpponentModel(self.view, self.player, self.unseen)
-        return self.opponent.feeds(bit)
+        return self.opponent
+
+    def feeds(self, bit: int) -> float:
+        """Chance that the opponent can meld this card if we throw it."""
+        return self.opponent_model().feeds(bit)
 
 
 @cache
@@ -584,7 +696,12 @@ def _single_bits(mask: int) -> list[int]:
 
 def _melds_with(bit: int, hand: int, pairs: tuple[tuple[int, ...], ...]) -> bool:
     """Whether the card at ``bit`` makes a meld of three with two cards of ``hand``."""
-    return any(hand & pm == pm for pm in pairs[bit])
+    # a plain loop, as the duel asks this millions of times: any() over a generator costs
+    # about twice as much
+    for pm in pairs[bit]:  # noqa: SIM110
+        if hand & pm == pm:
+            return True
+    return False
 
 
 def _loose_top(hand: int, ace_high: bool) -> int:

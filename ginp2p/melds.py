@@ -399,13 +399,11 @@ def best_discard_mask(mask: int, rules: RuleSet = CLASSIC) -> tuple[int, int]:
         raise ValueError("there is no card to discard")
     table = _run_table(rules.ace_high, rules.max_run_length)
     drops = _drop_table(rules.ace_high, rules.max_run_length)
-    choices = []
-    for sets in _set_choices(mask, 0):
-        rest = mask ^ sets
-        suits = (rest & _SUIT, rest >> 13 & _SUIT, rest >> 26 & _SUIT, rest >> 39)
-        a, b, c, d = suits
-        choices.append((table[a] + table[b] + table[c] + table[d], suits))
-    choices.sort()
+    a, b, c, d = mask & _SUIT, mask >> 13 & _SUIT, mask >> 26 & _SUIT, mask >> 39
+    if not (a & b & (c | d)) | (c & d & (a | b)):  # no three of a rank: runs alone
+        choices = [(table[a] + table[b] + table[c] + table[d], (a, b, c, d))]
+    else:
+        choices = _set_choice_totals(mask, table)
     best = 1 << 30  # deadwood << 10 | _DISCARD_TIE[bit]: the least is the best discard
     for total, suits in choices:
         if total - 10 > best >> 10:
@@ -417,6 +415,21 @@ def best_discard_mask(mask: int, rules: RuleSet = CLASSIC) -> tuple[int, int]:
                 if key < best:
                     best = key
     return 63 - (best & 63), best >> 10
+
+
+def _set_choice_totals(
+    mask: int, table: list[int]
+) -> list[tuple[int, tuple[int, int, int, int]]]:
+    """For each choice of sets, (run-only deadwood of the rest, the rest by suit), least
+    deadwood first."""
+    choices = []
+    for sets in _set_choices(mask, 0):
+        rest = mask ^ sets
+        suits = (rest & _SUIT, rest >> 13 & _SUIT, rest >> 26 & _SUIT, rest >> 39)
+        a, b, c, d = suits
+        choices.append((table[a] + table[b] + table[c] + table[d], suits))
+    choices.sort()
+    return choices
 
 
 def _card_bits(card: Card) -> int:

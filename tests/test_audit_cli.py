@@ -128,10 +128,10 @@ def test_a_file_that_is_no_log_blames_nobody_and_owes_nothing(
 @pytest.mark.parametrize(("name", "want"), [
     ("cheat-out-of-turn", "Cheat: Ann cheated (hand 1, host entry 10): Ann took the upcard when "
                           "Bob owed a move in hand 1"),
-    ("cheat-wrong-stock-key", "Cheat: Ann cheated (hand 1, host entry 12): the key does not "
+    ("cheat-wrong-stock-key", "Cheat: Ann cheated (hand 1, host entry 14): the key does not "
                               "open the lock its author published for that card"),
     ("damaged-spliced", "  - records 39-48: entries of another game"),
-    ("damaged-bit-flip", "  - record 20, guest entry 9 (a draw from the stock in hand 1): bad "
+    ("damaged-bit-flip", "  - record 20, guest entry 9 (a draw from the pile in hand 1): bad "
                          "signature"),
 ])  # fmt: skip
 def test_the_text_says_things_in_words(name: str, want: str,

@@ -145,12 +145,15 @@ def test_bot_knocks_when_it_may() -> None:
     assert s.phase is Phase.SHOW
 
 
+def _near_gin_planner() -> tuple[bot._Planner, HandState]:
+    """The planner of seat 0, holding NEAR_GIN and the 6♦ just drawn, and its view."""
+    s = deal(get_preset("classic"), NEAR_GIN, OTHER, "5C", stock="6D")
+    view = play(s, PassUpcard(), PassUpcard(), DrawStock()).view(0)
+    return bot._Planner(view, 0, engine.legal_actions(view)), view
+
+
 def test_the_race_values_a_hand_by_how_soon_it_can_knock() -> None:
-    rules = get_preset("classic")
-    s = deal(rules, NEAR_GIN, OTHER, "5C", stock="6D")
-    s = play(s, PassUpcard(), PassUpcard(), DrawStock())
-    view = s.view(0)
-    planner = bot._Planner(view, 0, engine.legal_actions(view))
+    planner, view = _near_gin_planner()
     hand = M.hand_mask(view.known_cards(0))
 
     def without(name: str) -> int:
@@ -163,6 +166,24 @@ def test_the_race_values_a_hand_by_how_soon_it_can_knock() -> None:
     # Its sampled draws are seeded by the view: a second look gives the same figure.
     again = bot._Planner(view, 0, engine.legal_actions(view))
     assert again.race(without("9C")) == planner.race(without("9C"))
+
+
+def test_the_duel_counts_a_discard_that_lets_the_opponent_knock_as_lost() -> None:
+    planner, _ = _near_gin_planner()
+
+    def mask(names: str) -> int:
+        return M.hand_mask([parse_card(n) for n in names.split()])
+
+    # One world, set by hand: the opponent holds 5-6♣, two melds and 30 points loose;
+    # the stock gives them the Q♠, then us the K♥, which completes J-Q-K♥ for a knock.
+    planner.worlds = [(mask("5C 6C 2H 3H 4H 8D 8S 8H KD 9D"), [mask("QS"), mask("KH")])]
+    ours = mask("AS 2S 3S 9S 9H 9C JH QH 2C 7C 7H")
+    # The 7♣ makes their run: they take it, throw the K♦ and knock before our draw.
+    assert planner.duel(ours & ~mask("7C"), parse_card("7C").face) == 0
+    # The 7♥ melds with nothing of theirs: they draw, and our next draw knocks.
+    assert planner.duel(ours & ~mask("7H"), parse_card("7H").face) == pytest.approx(
+        bot.RACE_DISCOUNT
+    )
 
 
 def test_bot_does_not_take_a_useless_upcard() -> None:

@@ -24,7 +24,7 @@ from ginp2p.cli import NO_VERDICT, main
 CORPUS = Path(__file__).resolve().parent / "corpus"
 FALSE_GIN = CORPUS / "cheat-false-gin.ginlog"
 #: the proof in that file, as a console without suit symbols must show it
-PROOF = "claimed gin with 2C 6H 3C 8D 2S 9D TH unmatched"
+PROOF = "claimed gin with 2C 6H 3C 8D 2S 9D KD unmatched"
 
 
 @pytest.fixture(autouse=True)
@@ -180,9 +180,9 @@ def test_export_and_replay_read_the_other_players_copy_too(
     assert main(["export", lost, whole]) == 0
     out = capsys.readouterr().out
     assert "damaged" not in out and "can be replayed" not in out
-    assert "Bob wins by 150" in out and "Audit: clean;" in out
+    assert "Bob wins by 162" in out and "Audit: clean;" in out
     assert main(["replay", "--plain", lost, whole]) == 0
-    assert "end: match over: Bob wins, 150 to 0" in capsys.readouterr().out
+    assert "end: match over: Bob wins, 162 to 0" in capsys.readouterr().out
     french = str(CORPUS / "clean-french.ginlog")
     for command in ("export", "replay"):
         assert main([command, lost, french]) == 1

@@ -92,7 +92,7 @@ def test_a_showdown_reads_as_the_table_writes_it(tmp_path: Path,
     """Melds in brackets, one space apart; a gin's empty deadwood is "no deadwood", not
     a dangling "deadwood - = 0"; the points are explained as the table's summary does
     (the defender's deadwood and the gin bonus)."""
-    gin = play_match(RULES, 2)  # the match of seed 2 ends in a gin
+    gin = play_match(RULES, 20)  # the match of seed 20 ends in a gin
     path = write(tmp_path / "gin.ginlog", gin.host.saved)
     doc = export_json(path, capsys)
     (r,) = [h["result"] for h in doc["hands"] if h["result"] and h["result"]["gin"]]
