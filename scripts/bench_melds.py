@@ -71,6 +71,7 @@ def main(argv: list[str] | None = None) -> int:
     r11 = random_hands(args.hands, 11, 2)
     m10, m11 = oracle_hands("m10"), oracle_hands("m11")
     masks10 = [M.hand_mask(h) for h in r10]
+    masks11 = [M.hand_mask(h) for h in r11]
 
     def floor(h: list[Card]) -> int:
         return sum(c.value for c in h)
@@ -91,24 +92,30 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit("the fast and general paths disagree on best_discard")
 
     rows: list[tuple[str, float, float, float]] = []
-    cases: list[tuple[str, Callable[[Any], object], Callable[[Any], object] | None, list[Any]]] = [
+    # (name, the fast path, the general path or None, inputs, the same hands as card lists
+    # for the sum-of-values reference)
+    Case = tuple[str, Callable[[Any], object], Callable[[Any], object] | None, list[Any],
+                 list[list[Card]]]  # fmt: skip
+    cases: list[Case] = [
         ("min_deadwood, random 10 cards", lambda h: M.min_deadwood(h, classic),
-         general_min, r10),
+         general_min, r10, r10),
         ("min_deadwood, 52-bit mask, random 10", lambda x: M.min_deadwood_mask(x, classic),
-         None, masks10),
+         None, masks10, r10),
         ("best_discard, random 11 cards", lambda h: M.best_discard(h, classic),
-         general_discard, r11),
+         general_discard, r11, r11),
+        ("best_discard, 52-bit mask, random 11", lambda x: M.best_discard_mask(x, classic),
+         None, masks11, r11),
         ("min_deadwood, meld-rich 10 (oracle m10)", lambda h: M.min_deadwood(h, classic),
-         general_min, m10),
+         general_min, m10, m10),
         ("best_discard, meld-rich 11 (oracle m11)", lambda h: M.best_discard(h, classic),
-         general_discard, m11),
+         general_discard, m11, m11),
     ]  # fmt: skip
-    for name, fast, general, inputs in cases:
+    for name, fast, general, inputs, as_cards in cases:
         t = per_call_us(fast, inputs, args.repeats)
         g = float("nan")
         if general is not None:
             g = per_call_us(general, inputs, max(1, args.repeats // 2))
-        base = per_call_us(floor, r10 if "mask" in name else inputs, args.repeats)
+        base = per_call_us(floor, as_cards, args.repeats)
         rows.append((name, t, g, base))
 
     print(f"meld solver: median of {args.repeats} runs over {args.hands} random hands "

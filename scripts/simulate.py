@@ -3,8 +3,10 @@
 
 Prints, for each side, matches won, hands won / lost / void (no winner: the
 stock ran low, or a tie that scores nothing), the hands-won percentage over all
-hands and over decided hands (won + lost), the average points per hand, and the
-speed in hands per second; a progress indicator goes to stderr. Seats alternate
+hands and over decided hands (won + lost), the average points per hand, the speed
+in hands per second, and how long one decision of each side takes (median and 99th
+percentile, so the bot is timed against its opponent in the same run); a progress
+indicator goes to stderr. Seats alternate
 between matches so neither side keeps the first deal. Example::
 
     python scripts/simulate.py --preset classic --games 200 --opponent random
@@ -14,6 +16,7 @@ between matches so neither side keeps the first deal. Example::
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 from dataclasses import dataclass, field
@@ -21,9 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from ginp2p.engine import Action, HandState
 from ginp2p.match import MatchState
 from ginp2p.rules import PRESETS, get_preset
-from ginp2p.selfplay import make_player, play_match
+from ginp2p.selfplay import Player, make_player, play_match
 
 
 @dataclass
@@ -35,6 +39,29 @@ class Tally:
     points: list[int] = field(default_factory=lambda: [0, 0])
     hands_total: int = 0
     unfinished: int = 0  # matches stopped by the hand cap
+    thinking: list[list[float]] = field(default_factory=lambda: [[], []])  # seconds
+
+
+def _timed(decide: Player, times: list[float]) -> Player:
+    """The player, noting how long each of its decisions takes."""
+
+    def play(state: HandState, player: int) -> Action:
+        started = time.perf_counter()
+        action = decide(state, player)
+        times.append(time.perf_counter() - started)
+        return action
+
+    return play
+
+
+def _thinking(name: str, times: list[float]) -> str:
+    """One side's decision times: median and 99th percentile, in milliseconds."""
+    if len(times) < 2:
+        return f"speed: {name} made {len(times)} decision(s)"
+    median = statistics.median(times) * 1000
+    p99 = statistics.quantiles(times, n=100)[98] * 1000
+    return (f"speed: a decision of {name} takes {median:.2f} ms at the median, "
+            f"{p99:.1f} ms at the 99th percentile ({len(times):,} decisions)")
 
 
 def _progress(done: int, total: int, started: float, what: str, last: list[int]) -> None:
@@ -82,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
         # Side 0 is --player, side 1 is --opponent; seats swap every match.
         side_of_seat = (0, 1) if n % 2 == 0 else (1, 0)
         kinds = [args.player, args.opponent]
-        players = (make_player(kinds[side_of_seat[0]], seed), make_player(kinds[side_of_seat[1]],
-                   seed + 7919))  # fmt: skip
+        a, b = side_of_seat
+        players = (_timed(make_player(kinds[a], seed), stats.thinking[a]),
+                   _timed(make_player(kinds[b], seed + 7919), stats.thinking[b]))  # fmt: skip
         m: MatchState = play_match(rules, players, seed)
         if m.winner is None:
             stats.unfinished += 1
@@ -127,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
     if stats.unfinished:
         print(f"  unfinished matches (hand cap reached): {stats.unfinished}")
     print(f"speed: {hands / elapsed:.1f} hands/s, {n / elapsed:.2f} matches/s ({elapsed:.1f} s)")
+    for side in (0, 1):
+        print(_thinking(names[side], stats.thinking[side]))
     return 0
 
 

@@ -55,6 +55,9 @@ def test_simulate_prints_the_same_matches_for_the_same_seed(tmp_path: Path) -> N
     assert results[0] == results[1]
     assert results[0][0].startswith("preset classic: 2 matches,")
     assert "hands/s" in runs[0].stdout and "progress" not in runs[0].stdout  # progress: stderr
+    # each side's thinking time, the bot timed against its opponent in the same run
+    assert "speed: a decision of bot (side A) takes " in runs[0].stdout
+    assert "ms at the 99th percentile" in runs[0].stdout
 
 
 def test_paired_hands_plays_the_same_deals_and_counts_what_changed(tmp_path: Path) -> None:
@@ -88,7 +91,8 @@ def test_paired_hands_plays_the_same_deals_and_counts_what_changed(tmp_path: Pat
     ("script", "args", "rows"),
     [
         ("bench_melds.py", ["--hands", "30", "--repeats", "1"],
-         ["min_deadwood, random 10 cards", "best_discard, meld-rich 11", "engine:"]),
+         ["min_deadwood, random 10 cards", "best_discard, 52-bit mask",
+          "best_discard, meld-rich 11", "engine:"]),
         ("bench_shuffle.py", ["--reps", "1"], ["shuffle prove (1 thr)", "WHOLE SET-UP"]),
         ("bench_protocol.py", ["--reps", "1", "--sizes", "52", "--games", "3"],
          ["stock draw: sign+verify x2", "audit ms/hand", "| classic", "audits remembered"]),
