@@ -270,7 +270,8 @@ def _plain_play(home: Path, columns: int = 200) -> Any:
     import pexpect
 
     env = dict(os.environ, GINP2P_HOME=str(home))
-    env.pop("GINP2P_CRASH_AT", None)
+    for name in ("GINP2P_CRASH_AT", "COLUMNS", "LINES"):  # the terminal's own size counts
+        env.pop(name, None)
     child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", "--ascii",
                                            *SHORT],
                           env=env, encoding="utf-8", timeout=60,

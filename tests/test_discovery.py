@@ -33,7 +33,9 @@ from ginp2p.discovery import (
 )
 from ginp2p.identity import KEY_TEXT_LENGTH, key_from_text, key_to_text
 
-KEY = bytes(nacl.signing.SigningKey.generate().verify_key)
+#: a fixed key: parameters must be the same at every collection (pytest-xdist's workers
+#: each collect the tests and compare)
+KEY = bytes(nacl.signing.SigningKey(bytes(range(32))).verify_key)
 
 
 # --------------------------------------------------------------------- key text
