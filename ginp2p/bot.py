@@ -419,6 +419,7 @@ class _Planner(_Decision):
         self.unseen = _ALL_BITS & ~seen
         self.n_unseen = max(self.unseen.bit_count(), 1)
         self.limit = rules.knock_limit if rules.knock_limit is not None else 10
+        self.pairs = _meld_pairs(rules.ace_high)
         self.memo: dict[int, float] = {}
         self.memo1: dict[int, tuple[int, float, float]] = {}
         self.drops: dict[int, tuple[int, int]] = {}
@@ -459,7 +460,7 @@ class _Planner(_Decision):
             return False
         ub = 1 << up.face
         with_up = self.hand | ub
-        if not _melds_with(up.face, self.hand, _meld_pairs(self.rules.ace_high)):
+        if not _melds_with(up.face, self.hand, self.pairs):
             return False
         up_value = min(self.potential(with_up & ~(1 << c.face)) for c in self.cards)
         return up_value < self.stock_value() - UP_MARGIN
@@ -620,7 +621,7 @@ class _Planner(_Decision):
         bit ``up`` if it makes a meld, else draw ``draws[i]``; then throw the card that
         leaves the least deadwood. (Hand kept, bit thrown, its deadwood, next draw
         index), or None when the world's stock has run out."""
-        if _melds_with(up, hand, _meld_pairs(self.rules.ace_high)):
+        if _melds_with(up, hand, self.pairs):
             full = hand | 1 << up
         elif i < len(draws):
             full = hand | draws[i]
@@ -645,7 +646,7 @@ class _Planner(_Decision):
         if self.worlds is None:
             model = self.opponent_model()
             self.worlds = []
-            if model.samples and sum(w for _, w in model.samples) > 0:
+            if model.samples and model.total > 0:
                 rng = random.Random(self.unseen << 64 | self.hand | 1)
                 hands = [h for h, _ in model.samples]
                 weights = [w for _, w in model.samples]
@@ -738,6 +739,7 @@ class _OpponentModel:
         self.rules = rules = view.rules
         self.pairs = _meld_pairs(rules.ace_high)
         self.samples: list[tuple[int, float]] = []
+        self.total = 0.0  # their summed weight (none when the view allows no hand)
         k = view.knowledge
         opp = 1 - player
         h = rules.hand_size

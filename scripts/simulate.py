@@ -6,8 +6,8 @@ stock ran low, or a tie that scores nothing), the hands-won percentage over all
 hands and over decided hands (won + lost), the average points per hand, the speed
 in hands per second, and how long one decision of each side takes (median and 99th
 percentile, so the bot is timed against its opponent in the same run); a progress
-indicator goes to stderr. Seats alternate
-between matches so neither side keeps the first deal. Example::
+indicator goes to stderr. Seats alternate between matches so neither side keeps the
+first deal. Example::
 
     python scripts/simulate.py --preset classic --games 200 --opponent random
     python scripts/simulate.py --preset classic --hands 2000 --opponent greedy
