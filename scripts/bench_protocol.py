@@ -1,6 +1,6 @@
 """Benchmark the peer protocol end to end, both peers in one process.
 
-Usage: python scripts/bench_protocol.py [--reps N] [--k K] [--sizes 52,108]
+Usage: python scripts/bench_protocol.py [--reps N] [--k K] [--sizes 52,108] [--target T]
 
 Prints medians of N runs, each with its ratio to a reference timed just before it (one
 pass of 52 variable-base scalar multiplications through PyNaCl), so figures from a busy
@@ -206,6 +206,8 @@ def main() -> None:
     parser.add_argument("--sizes", default="52,108", help="deck sizes (default 52,108)")
     parser.add_argument("--games", type=int, default=50,
                         help="logs in the folder ginp2p games lists (default 50)")
+    parser.add_argument("--target", type=int, default=None,
+                        help="game target of the whole matches (default: the preset's)")
     args = parser.parse_args()
     reps, k = args.reps, args.k
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -244,6 +246,8 @@ def main() -> None:
     with ThreadPoolExecutor(2) as pool:
         for n in sizes:
             rules = get_preset(PRESET[n])
+            if args.target is not None:
+                rules = rules.with_(game_target=args.target)
             t0 = time.perf_counter()
             link = whole_match(rules, k, 7)
             play = time.perf_counter() - t0

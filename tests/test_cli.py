@@ -17,7 +17,7 @@ import pytest
 from ginp2p import cli
 from ginp2p.identity import key_to_text, load_or_create_identity
 
-from .test_session_support import CODE, SHORT, Peer, assert_same_and_clean, host
+from .test_session_support import CODE, SHORT, Peer, assert_same_and_clean, host, stop
 
 COMMANDS = ["play", "host", "join", "bot", "resume", "keys", "games", "selfplay", "rules",
             "replay", "audit", "export"]  # fmt: skip
@@ -576,7 +576,7 @@ def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -
         host.wait(30)
         out = host.stdout.read()
     finally:
-        host.stdin.close()
+        stop(host)
     assert host.returncode == 130 and "interrupted; nothing was saved" in out, out
     assert list((tmp_path / "games").iterdir()) == []
 

@@ -522,6 +522,7 @@ def test_audit_gives_its_verdict_even_when_the_reader_stops_early(
     assert child.stdout is not None and child.stderr is not None
     child.stdout.close()  # the reader is gone before the first line
     err = child.stderr.read()
+    child.stderr.close()
     assert child.wait(60) == 1, err
     assert b"Traceback" not in err and b"Broken pipe" not in err
 

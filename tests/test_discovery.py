@@ -33,6 +33,8 @@ from ginp2p.discovery import (
 )
 from ginp2p.identity import KEY_TEXT_LENGTH, key_from_text, key_to_text
 
+from .test_session_support import stop
+
 #: a fixed key: parameters must be the same at every collection (pytest-xdist's workers
 #: each collect the tests and compare)
 KEY = bytes(nacl.signing.SigningKey(bytes(range(32))).verify_key)
@@ -257,9 +259,7 @@ def test_a_host_in_another_process_is_found_with_its_full_key(tmp_path: Path) ->
         assert proc.stdout.readline().strip() == "closed"
         assert proc.wait(timeout=10) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        stop(proc)
     # After its goodbye the host is no longer found.
     gone = asyncio.run(browse(1.0, interfaces=["127.0.0.1"]))
     assert all(f.key != key for f in gone)

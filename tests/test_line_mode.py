@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from .test_session_support import GUARD
+from .test_session_support import GUARD, stop
 
 
 def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path) -> None:
@@ -53,8 +53,7 @@ def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path
                 send("resign yes")
         proc.wait(GUARD)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        stop(proc)
     out = "".join(seen)
     assert proc.returncode == 0, out
     assert "the rules: classic, game to 500" in out
@@ -94,8 +93,7 @@ def test_the_computer_of_play_never_claims_against_a_slow_person(tmp_path: Path)
                 proc.stdin.flush()
         proc.wait(GUARD)
     finally:
-        if proc.poll() is None:
-            proc.kill()
+        stop(proc)
     out = "".join(seen)
     assert re.search(r"MATCH OVER: Computer wins( by \d+)? \(you resigned\)", out), out
     assert "stopped answering" not in out and "may claim" not in out

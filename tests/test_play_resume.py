@@ -18,6 +18,11 @@ from .test_session_support import SHORT, Peer, assert_same_and_clean, entries
 #: in 150 (a knock at the first turn can reach the 30-point target): the game resumed then
 #: had nothing left to play, so no MATCH OVER was said, and a host's bye did not stop it.
 BEFORE_THE_DEAL = "seeds:1"
+#: Where the host that `play` runs is killed when a test needs the match still on: before
+#: its 8th entry, the first after its hello, its nonce and its five of the shuffle. A hand
+#: ends only once both sides have sent moves or shows after the deal, so nothing can be
+#: over yet ("send:10" lost that race as above).
+BEFORE_ITS_FIRST_MOVE = "send:8"
 
 
 def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -30,7 +35,7 @@ def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.Comp
 
 
 def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # always in hand 1
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=BEFORE_ITS_FIRST_MOVE)
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     assert "MATCH OVER" not in dead.stdout
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
@@ -348,7 +353,7 @@ def test_a_guest_resuming_against_a_host_that_forgot_it_is_told_to_pair_again(
 
 
 def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=BEFORE_ITS_FIRST_MOVE)
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
     (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))

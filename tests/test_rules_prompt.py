@@ -7,12 +7,13 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from .test_session_support import CODE, host
+from .test_session_support import CODE, host, stop
 
 
 def _human_guest(home: Path, join: str, answer: str, *extra: str, crash: str | None = None,
@@ -46,6 +47,32 @@ def _read_until(proc: subprocess.Popen[str], text: str, timeout: float = 60) -> 
     return seen
 
 
+def _rest(proc: subprocess.Popen[str], text: str = "", timeout: float = 60) -> str:
+    """Send ``text``, close the input (its end is a quit), and read the output to the end.
+    Not ``communicate``: it reads the pipe's descriptor, past what ``_read_until``'s
+    ``readline`` already holds in its buffer, so lines that came in one read were lost."""
+    assert proc.stdin is not None and proc.stdout is not None
+    out = proc.stdout
+    if not proc.stdin.closed:
+        try:
+            proc.stdin.write(text)
+            proc.stdin.close()
+        except BrokenPipeError:  # it already exited: what it printed is still to read
+            pass
+    got: list[str] = []
+    reader = threading.Thread(target=lambda: got.append(out.read()), daemon=True)
+    reader.start()
+    reader.join(timeout)
+    if reader.is_alive():
+        proc.kill()
+        reader.join(10)
+        raise AssertionError(f"still running after {timeout} s:\n{''.join(got)}")
+    proc.wait(timeout)
+    out.close()
+    return "".join(got)
+
+
+
 @pytest.mark.parametrize(("answer", "leave"), [("maybe\nyes", "quit"), ("yes", "SIGTERM"),
                                              ("yes", "SIGINT"), ("no", "")])
 def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave: str) -> None:
@@ -62,7 +89,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
         g.stdin.write(answer + "\n")
         g.stdin.flush()
         if answer == "no":
-            rest = g.communicate(timeout=60)[0]
+            rest = _rest(g)
             assert g.returncode != 0
             assert "you declined the host's rules (hoyle with game_target=30)" in rest
             assert "error" not in rest, "declining is the player's choice, not an error"
@@ -81,7 +108,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
             if leave == "quit":
                 g.stdin.write("quit\n")
                 g.stdin.flush()
-                rest = g.communicate(timeout=60)[0]
+                rest = _rest(g)
             else:  # stdin stays open: its end would be a `quit` of its own
                 g.send_signal(getattr(signal, leave))
                 g.wait(60)
@@ -93,8 +120,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
             assert "while you are away, " in rest and "a move of yours has waited 120 s" in rest
             h.wait_for("Gus left \\(left for now; the game can be resumed\\)")
     finally:
-        if g.poll() is None:
-            g.kill()
+        stop(g)
         h.kill()
 
 
@@ -112,20 +138,19 @@ def test_a_scripts_answer_sent_before_the_rules_come_answers_them(
         seen = _read_until(g, "play by these rules?")
         assert "unknown command" not in seen, seen
         if answer == "no":
-            seen += g.communicate(timeout=60)[0]
+            seen += _rest(g)
             assert g.returncode == 1, seen
             # the rules declined as they were offered, not only the preset's name
             assert "you declined the host's rules (hoyle with game_target=30)" in seen
         else:
             seen += _read_until(g, "your cards:")
-            seen += g.communicate("quit\n", timeout=60)[0]
+            seen += _rest(g, "quit\n")
             assert g.returncode == 0, seen
             assert "left the game; resume it with: ginp2p resume" in seen
         assert "unknown command" not in seen and "\n? " not in seen, "no line refused"
         assert seen.index("the host's rules: hoyle") < seen.index("play by these rules?")
     finally:
-        if g.poll() is None:
-            g.kill()
+        stop(g)
         h.kill()
 
 
@@ -148,7 +173,7 @@ def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> Non
     g = _human_guest(tmp_path / "g", h.join_string(), "")
     try:
         _read_until(g, "play by these rules?")
-        rest = g.communicate("", timeout=60)[0]  # the end of input: a quit
+        rest = _rest(g)  # the end of input: a quit
         assert g.returncode == 0, rest
         assert "left before the game began" in rest and "is not kept" in rest
         assert "resume" not in rest
@@ -157,8 +182,7 @@ def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> Non
         h.wait_for("left before the game began; this game waits for them to join again")
         assert "saved on both sides" not in h.output
     finally:
-        if g.poll() is None:
-            g.kill()
+        stop(g)
         h.kill()
 
 
@@ -198,15 +222,15 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path
         assert f"{left} never began (you had not said yes to this host's rules), so it is " \
                "removed" in shown  # fmt: skip
         assert "unfinished" not in shown and "hoyle" in shown
-        rest = again.communicate("no\n", timeout=60)[0]
+        rest = _rest(again, "no\n")
         assert again.returncode == 1, rest
         assert "you declined the host's rules (hoyle with game_target=30)" in rest
         assert h.wait() != 0
         assert not list((tmp_path / "g" / "games").glob("*")), "no files left behind"
     finally:
         for proc in (g, again):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
+            if proc is not None:
+                stop(proc)
         h.kill()
 
 
@@ -219,7 +243,7 @@ def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) 
     back = None
     try:
         _read_until(g, "play by these rules?")
-        rest = g.communicate("yes\n", timeout=60)[0]
+        rest = _rest(g, "yes\n")
         assert g.returncode == -signal.SIGKILL, rest
         (old,) = (tmp_path / "g" / "games").glob("*.ginlog")
 
@@ -235,13 +259,13 @@ def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) 
         )  # fmt: skip
         seen = _read_until(back, "your cards:")
         assert "never began" not in seen and "play by these rules?" not in seen
-        rest = back.communicate("quit\n", timeout=60)[0]
+        rest = _rest(back, "quit\n")
         assert back.returncode == 0, seen + rest
         assert f"left the game; resume it with: ginp2p resume {old}" in rest
     finally:
         for proc in (g, back):
-            if proc is not None and proc.poll() is None:
-                proc.kill()
+            if proc is not None:
+                stop(proc)
         h.kill()
 
 
@@ -272,11 +296,11 @@ def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         while ours.stat().st_size == before and time.monotonic() < deadline:
             time.sleep(0.05)
         # a script's quit waits for nothing the host owes: the host is gone (it waited)
-        left = g.communicate("quit\n", timeout=30)[0]
+        left = _rest(g, "quit\n", timeout=30)
         assert f"left the game; resume it with: ginp2p resume {ours}" in left, left
         assert ours.exists() and "not kept" not in left
     finally:
-        g.kill()
+        stop(g)
 
 
 @pytest.mark.parametrize("answer", ["no", "yes"])
@@ -298,14 +322,13 @@ def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
             _read_until(g, "your cards:")  # the game began
             g.stdin.write("quit\n")
             g.stdin.flush()
-        rest = g.communicate(timeout=60)[0]
+        rest = _rest(g)
         if answer == "no":
             assert g.returncode != 0 and "declined" in rest
         else:
             assert g.returncode == 0 and "left the game; resume it with" in rest
     finally:
-        if g.poll() is None:
-            g.kill()
+        stop(g)
         h.kill()
 
 
@@ -317,12 +340,11 @@ def test_a_guest_that_insists_on_a_setting_is_told_which_differs(tmp_path: Path)
                      "--set", "game_target=50", "--set", "knock_limit=10")  # fmt: skip
     try:
         rest = _read_until(g, "refused:")
-        rest += g.communicate(timeout=60)[0]
+        rest += _rest(g)
         assert g.returncode == 1
         assert "refused: the host's rules (classic) were declined: the host plays " \
                "game_target=30 (the guest asked for 50)\n" in rest  # knock_limit agrees
         assert h.wait() != 0 and "the host plays game_target=30" in h.output
     finally:
-        if g.poll() is None:
-            g.kill()
+        stop(g)
         h.kill()

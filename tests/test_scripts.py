@@ -94,7 +94,7 @@ def test_paired_hands_plays_the_same_deals_and_counts_what_changed(tmp_path: Pat
          ["min_deadwood, random 10 cards", "best_discard, 52-bit mask",
           "best_discard, meld-rich 11", "engine:"]),
         ("bench_shuffle.py", ["--reps", "1"], ["shuffle prove (1 thr)", "WHOLE SET-UP"]),
-        ("bench_protocol.py", ["--reps", "1", "--sizes", "52", "--games", "3"],
+        ("bench_protocol.py", ["--reps", "1", "--sizes", "52", "--games", "3", "--target", "30"],
          ["stock draw: sign+verify x2", "audit ms/hand", "| classic", "audits remembered"]),
         ("bench_net.py", ["--moves", "30", "--help-runs", "1"],
          ["move latency, act -> opponent applied", "raw ZeroMQ", "idle peer RSS"]),

@@ -166,11 +166,13 @@ def test_idle_connections_of_a_stranger_leave_room_for_the_friend(tmp_path: Path
     assert_same_and_clean(h.game_file(), g.game_file())
 
 
-@pytest.mark.parametrize("point", ["send:10", "seeds:1"])
+@pytest.mark.parametrize("point", ["send:7", "seeds:1"])
 def test_kill_9_and_resume(tmp_path: Path, point: str) -> None:
-    """The guest SIGKILLs itself (in hand 1, before its 10th entry goes out: a one-hand
-    match of the 30-point target can end after fewer than 14; or right after its seeds
-    are on disk and before its commit left); `ginp2p bot --resume FILE` finishes it."""
+    """The guest SIGKILLs itself (in hand 1, before its 7th entry goes out: its first
+    after its hello and the six of the shuffle, so no hand can be over yet, while a
+    knock at the first turn and the guest's show had let the host finish the one-hand
+    match before a 10th; or right after its seeds are on disk and before its commit
+    left); `ginp2p bot --resume FILE` finishes it."""
     h = host(tmp_path / "h")
     g = guest(tmp_path / "g", h.join_string(), env={"GINP2P_CRASH_AT": point})
     assert g.wait() == -signal.SIGKILL, g.output

@@ -8,6 +8,7 @@ timeouts here only guard against a hang, they never decide a test.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import re
 import signal
@@ -22,10 +23,12 @@ from ginp2p.logfile import read_records
 
 GUARD = 90.0  # seconds: a generous failure guard, never a measurement
 SHORT = ["--set", "game_target=30"]  # one to three hands
-#: A match that is still on after a crash in its first two hands (one classic hand
-#: scores at most 123, a gin against 98 deadwood) and yet is played out in a few hands
-#: more once it resumes: every hand after the resume is a second or so of the suite.
-LONGER = ["--set", "game_target=200"]
+#: A match that no single hand can end (a classic hand scores at most 129, a big gin
+#: against 98 deadwood), so it is still on after a crash in hand 2 (where a side's 40th
+#: entry falls: about 23 a hand), and yet is played out in a few hands more once it
+#: resumes: every hand is a second or two of the suite (bot matches to 130 took 15 to 19
+#: hands, to 200 22 or 23).
+LONGER = ["--set", "game_target=130"]
 CODE = "7-tulip-anchor"
 
 
@@ -53,7 +56,7 @@ class Peer:
         full_env = dict(os.environ, GINP2P_HOME=str(home), PYTHONUNBUFFERED="1")
         full_env.pop("GINP2P_CRASH_AT", None)
         full_env.update(env or {})
-        self._out = open(self.out_path, "wb")  # noqa: SIM115 - closed in wait()
+        self._out = open(self.out_path, "wb")  # noqa: SIM115 - closed in _close()
         self.proc = subprocess.Popen(
             [*prefix, sys.executable, "-m", "ginp2p", *args], env=full_env,
             stdin=stdin, stdout=self._out, stderr=subprocess.STDOUT,
@@ -89,7 +92,7 @@ class Peer:
         except subprocess.TimeoutExpired:
             self.kill()
             raise AssertionError(f"{self.name} did not finish:\n{self.output}") from None
-        self._out.close()
+        self._close()
         return code
 
     def kill(self, sig: int = signal.SIGKILL) -> None:
@@ -98,13 +101,32 @@ class Peer:
             if sig in (signal.SIGKILL, signal.SIGTERM):
                 self.proc.wait(10)
         if self.proc.poll() is not None:
-            self._out.close()
+            self._close()
+
+    def _close(self) -> None:
+        """The output file, and the input pipe a scripted player was given (left open, it
+        was a ResourceWarning at the test process's exit)."""
+        self._out.close()
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):  # unsent input to a process that is gone
+                self.proc.stdin.close()
 
     def join_string(self) -> str:
         return self.wait_for(r"join string: ginp2p join (\S+)").group(1)
 
     def game_file(self) -> Path:
         return Path(self.wait_for(r"game file: (\S+\.ginlog)").group(1))
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    """A process a test started directly: killed if it still runs, its pipes closed."""
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait(10)
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        if pipe is not None:
+            with contextlib.suppress(OSError):  # unsent input to a dead process
+                pipe.close()
 
 
 def host(home: Path, *extra: str, name: str = "host", env: dict[str, str] | None = None,

@@ -445,6 +445,15 @@ class FakeProto:
         return engine.legal_actions(self.view()) if self.my_turn else []
 
 
+class FakeEndpoint:
+    """The connection, which the table closes a moment after the game ends."""
+
+    closed = False
+
+    async def close(self) -> None:
+        self.closed = True
+
+
 @dataclass
 class FakeSession:
     """What the table reads of a Session, over one engine hand. Moves it is sent are
@@ -471,6 +480,9 @@ class FakeSession:
     def __post_init__(self) -> None:
         self.proto = FakeProto(self, self.me)
         self.done: asyncio.Future[SessionResult] | None = None
+        # without it the table's close of the connection raised, and prompt_toolkit
+        # then waited for Enter: a test whose q came after that (a busy machine) hung
+        self.endpoint = FakeEndpoint()
 
     def now(self) -> float:
         return 0.0
@@ -549,7 +561,11 @@ def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, An
             if not task.done():
                 if session.done is not None and not session.done.done():
                     session.done.set_result(SessionResult(0, "over", "over"))
-                await asyncio.sleep(0.05)
+                # q closes the table once the game's end has reached it (before, it asks
+                # to leave a live game): a fixed pause lost that race on a busy machine
+                deadline = asyncio.get_running_loop().time() + 5
+                while player.result is None and asyncio.get_running_loop().time() < deadline:
+                    await asyncio.sleep(0.02)
                 # a failed script may leave a question or a summary up, which q won't close
                 player.confirm = player.summary = None
                 pipe.send_text("q")
