@@ -72,7 +72,6 @@ def _rest(proc: subprocess.Popen[str], text: str = "", timeout: float = 60) -> s
     return "".join(got)
 
 
-
 @pytest.mark.parametrize(("answer", "leave"), [("maybe\nyes", "quit"), ("yes", "SIGTERM"),
                                              ("yes", "SIGINT"), ("no", "")])
 def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave: str) -> None:
