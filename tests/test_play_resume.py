@@ -10,7 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .test_session_support import SHORT, Peer, assert_same_and_clean, entries
+from .test_session_support import (
+    HOST_FIRST_PLAY,
+    SHORT,
+    Peer,
+    assert_same_and_clean,
+    entries,
+)
 
 #: Where a guest is killed when a test only needs a game left unfinished: right after its
 #: seeds of hand 1 are on disk, before its commit leaves, so always before the first deal.
@@ -18,11 +24,6 @@ from .test_session_support import SHORT, Peer, assert_same_and_clean, entries
 #: in 150 (a knock at the first turn can reach the 30-point target): the game resumed then
 #: had nothing left to play, so no MATCH OVER was said, and a host's bye did not stop it.
 BEFORE_THE_DEAL = "seeds:1"
-#: Where the host that `play` runs is killed when a test needs the match still on: before
-#: its 8th entry, the first after its hello, its nonce and its five of the shuffle. A hand
-#: ends only once both sides have sent moves or shows after the deal, so nothing can be
-#: over yet ("send:10" lost that race as above).
-BEFORE_ITS_FIRST_MOVE = "send:8"
 
 
 def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -35,7 +36,7 @@ def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.Comp
 
 
 def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=BEFORE_ITS_FIRST_MOVE)
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=HOST_FIRST_PLAY)
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     assert "MATCH OVER" not in dead.stdout
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
@@ -152,11 +153,11 @@ def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> N
     It is told to resume; with `--new` it still takes nothing of the old game into a
     new file (it used to write entries of its own over the old ones: the host then saw
     a cheat). `resume` then finishes the match, and both logs are equal and clean."""
-    from .test_session_support import LONGER, guest, host
+    from .test_session_support import GUEST_FIRST_PLAY, guest, host
 
-    h = host(tmp_path / "h", *LONGER)
+    h = host(tmp_path / "h")
     join = h.join_string()
-    dead = guest(tmp_path / "g", join, env={"GINP2P_CRASH_AT": "send:40"}, name="dead")
+    dead = guest(tmp_path / "g", join, env={"GINP2P_CRASH_AT": GUEST_FIRST_PLAY}, name="dead")
     assert dead.wait() == -signal.SIGKILL, dead.output
     old = dead.game_file()
     again = guest(tmp_path / "g", join, name="again", code=None)  # paired: the key is pinned
@@ -353,7 +354,7 @@ def test_a_guest_resuming_against_a_host_that_forgot_it_is_told_to_pair_again(
 
 
 def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=BEFORE_ITS_FIRST_MOVE)
+    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=HOST_FIRST_PLAY)
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
     (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
@@ -380,13 +381,12 @@ def test_a_guest_whose_host_moved_is_told_how_to_follow(tmp_path: Path) -> None:
     taken, say): nothing listens where the guest reconnects. After its connect timeout
     of refusals the guest is told, once, that the host may run the game elsewhere and
     how to follow it; `resume --address` then finishes the match."""
-    from .test_session_support import LONGER, guest, host
+    from .test_session_support import guest, host
 
-    h = host(tmp_path / "h", *LONGER)
-    g = guest(tmp_path / "g", h.join_string(), "-v", "--linger", "1", "--connect-timeout", "4")
+    h = host(tmp_path / "h", env={"GINP2P_CRASH_AT": HOST_FIRST_PLAY})
+    g = guest(tmp_path / "g", h.join_string(), "--linger", "1", "--connect-timeout", "4")
     try:
-        g.wait_for(r"drew")
-        h.kill()
+        assert h.wait() == -signal.SIGKILL, h.output
         hint = g.wait_for(r"nothing has listened at 127\.0\.0\.1:\d+ for (\d+) s: if Hosta runs "
                           r"this game again at another port or address \(their screen shows "
                           r"it\), leave \(the game stays saved\) and run: ginp2p resume (\S+) "

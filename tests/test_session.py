@@ -26,7 +26,8 @@ from ginp2p.log import GUEST, HOST, Entry
 
 from .test_session_support import (
     CODE,
-    LONGER,
+    GUEST_FIRST_PLAY,
+    HOST_FIRST_PLAY,
     SHORT,
     Peer,
     assert_same_and_clean,
@@ -166,13 +167,11 @@ def test_idle_connections_of_a_stranger_leave_room_for_the_friend(tmp_path: Path
     assert_same_and_clean(h.game_file(), g.game_file())
 
 
-@pytest.mark.parametrize("point", ["send:7", "seeds:1"])
+@pytest.mark.parametrize("point", [GUEST_FIRST_PLAY, "seeds:1"])
 def test_kill_9_and_resume(tmp_path: Path, point: str) -> None:
-    """The guest SIGKILLs itself (in hand 1, before its 7th entry goes out: its first
-    after its hello and the six of the shuffle, so no hand can be over yet, while a
-    knock at the first turn and the guest's show had let the host finish the one-hand
-    match before a 10th; or right after its seeds are on disk and before its commit
-    left); `ginp2p bot --resume FILE` finishes it."""
+    """The guest SIGKILLs itself (in hand 1, before its first entry after the shuffle; or
+    right after its seeds are on disk and before its commit left); `ginp2p bot --resume
+    FILE` finishes it."""
     h = host(tmp_path / "h")
     g = guest(tmp_path / "g", h.join_string(), env={"GINP2P_CRASH_AT": point})
     assert g.wait() == -signal.SIGKILL, g.output
@@ -208,12 +207,11 @@ def test_a_host_gone_before_the_first_deal_is_claimed_once(tmp_path: Path) -> No
 
 
 def test_two_crossed_claims_are_settled_and_the_match_goes_on(tmp_path: Path) -> None:
-    """The host dies mid-match with a move unsent; the guest claims it and leaves. The
-    host comes back, sends the move, and claims the guest's answer. When the guest
-    comes back too, the move beats the guest's claim and the host's claim is void
-    against the answer: the match goes on to its end on both sides."""
-    target = [*LONGER, "--claim-timeout", "3"]
-    h = host(tmp_path / "h", *target, env={"GINP2P_CRASH_AT": "send:40"})
+    """The host dies in hand 1 with its first entry after the shuffle unsent; the guest
+    claims it and leaves. The host comes back, sends it, and claims the guest's answer.
+    When the guest comes back too, that entry beats the guest's claim and the host's
+    claim is void against the answer: the match goes on to its end on both sides."""
+    h = host(tmp_path / "h", "--claim-timeout", "3", env={"GINP2P_CRASH_AT": HOST_FIRST_PLAY})
     g = guest(tmp_path / "g", h.join_string(), "--linger", "1")
     assert h.wait() == -signal.SIGKILL, h.output
     assert g.wait() == 0 and "forfeits the match by a claim" in g.output, g.output
@@ -333,7 +331,8 @@ def test_a_second_ginp2p_of_the_guest_cannot_join_the_same_host(tmp_path: Path) 
 def test_a_silent_peer_is_claimed_and_a_stranger_refused(tmp_path: Path) -> None:
     """The guest freezes mid-hand (SIGSTOP): after the shortened claim timeout the host
     claims and the match ends as a forfeit. Meanwhile a third key is refused by ZAP."""
-    h = host(tmp_path / "h", "--claim-timeout", "3", "-v")
+    # to 500: no first hand ends the match before the guest's first draw
+    h = host(tmp_path / "h", "--claim-timeout", "3", "-v", "--set", "game_target=500")
     join = h.join_string()
     g = guest(tmp_path / "g", join, "-v")
     g.wait_for(r"drew")

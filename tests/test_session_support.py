@@ -23,12 +23,13 @@ from ginp2p.logfile import read_records
 
 GUARD = 90.0  # seconds: a generous failure guard, never a measurement
 SHORT = ["--set", "game_target=30"]  # one to three hands
-#: A match that no single hand can end (a classic hand scores at most 129, a big gin
-#: against 98 deadwood), so it is still on after a crash in hand 2 (where a side's 40th
-#: entry falls: about 23 a hand), and yet is played out in a few hands more once it
-#: resumes: every hand is a second or two of the suite (bot matches to 130 took 15 to 19
-#: hands, to 200 22 or 23).
-LONGER = ["--set", "game_target=130"]
+#: Kills that leave the match on whatever the deal: a side stops before its first entry
+#: after the shuffle (the one after its hello, the host's nonce and its five of the
+#: shuffle), and a hand ends only once both sides have sent moves or shows after it.
+#: ("send:10" lost that race: a knock at the first turn could end a 30-point match first,
+#: in about one game in 150; a 200-point match instead cost twenty hands of bot play.)
+GUEST_FIRST_PLAY = "send:7"
+HOST_FIRST_PLAY = "send:8"
 CODE = "7-tulip-anchor"
 
 
