@@ -448,10 +448,8 @@ class FakeProto:
 class FakeEndpoint:
     """The connection, which the table closes a moment after the game ends."""
 
-    closed = False
-
     async def close(self) -> None:
-        self.closed = True
+        pass
 
 
 @dataclass
@@ -563,8 +561,9 @@ def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, An
                     session.done.set_result(SessionResult(0, "over", "over"))
                 # q closes the table once the game's end has reached it (before, it asks
                 # to leave a live game): a fixed pause lost that race on a busy machine
-                deadline = asyncio.get_running_loop().time() + 5
-                while player.result is None and asyncio.get_running_loop().time() < deadline:
+                loop = asyncio.get_running_loop()
+                deadline = loop.time() + 5
+                while player.result is None and loop.time() < deadline:
                     await asyncio.sleep(0.02)
                 # a failed script may leave a question or a summary up, which q won't close
                 player.confirm = player.summary = None
