@@ -31,6 +31,17 @@ Decisions:
   naming an id that is not the opponent's entry at that seq is *not* proof: it is what
   a file looks like when the opponent equivocated and one of its two entries was
   removed from the file. It is damage, blaming nobody.
+* Unless nobody else saw it. When the id is in no copy, the opponent's entry at that
+  seq is there, and no entry of the opponent acks (or names, in a dispute or a
+  checkpoint) that entry or a later one of its author, the entry and the rest of its
+  author's feed are that author's *unsupported statement*: one player's word that
+  proves nothing, against the opponent (a removed twin cannot be shown) or against
+  its author (anyone can remove records from a copy, so a twin no copy holds is no
+  proof that none was written). They are listed (``Report.set_aside``), blaming
+  nobody, and the log is judged without them: one player cannot turn the audit of a
+  game the other's entries prove into *damaged* by signing one more entry into its own
+  copy. Once the opponent acks them they were seen: damage, as above. A fork, a
+  broken chain, a backwards ack or a chat flood among them is proof, and keeps them.
 * A missing entry that a stored entry names (by ``prev`` or ack) was written, and the
   file lost it: damaged, and the entries after it cannot be placed or judged (except
   that equivocations among them are still cheats). A log that simply stops is
@@ -54,7 +65,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Container, Iterable, Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from enum import StrEnum
@@ -62,9 +73,8 @@ from typing import Any
 
 from . import engine
 from . import events as ev
-from . import shuffle as sh
-from .cards import Card
 from .engine import DeckKnowledge, HandResult
+from .identity import fingerprint, key_to_text
 from .log import (
     ANOTHER_GAME_ENTRY,
     ANOTHER_GAME_HELLO,
@@ -92,6 +102,7 @@ __all__ = [
     "HandReport",
     "NotOneGame",
     "Report",
+    "SetAside",
     "Verdict",
     "audit",
     "audit_records",
@@ -146,13 +157,28 @@ class HandReport:
 
 
 @dataclass(frozen=True)
+class SetAside:
+    """Entries of one player that the log is judged without: from one whose ack names
+    an id no copy holds, the rest of its author's feed, which no entry of the other
+    player acks. They prove nothing against anybody (see the module docstring)."""
+
+    author: int
+    seqs: tuple[int, ...]
+    ids: tuple[bytes, ...]
+    text: str
+
+
+@dataclass(frozen=True)
 class Report:
     """The audit of one log: the verdict, each hand's, and the result the log supports.
 
     ``scores``: the match totals (with bonuses once the match is over); ``winner``:
     0 host, 1 guest, None if the log decides none; ``end``: how the match ended
     (``MatchEnd`` value) or None; ``entries``: distinct verified entries; ``rules``:
-    the host's rules as the log states them (None before its hello).
+    the host's rules as the log states them (None before its hello). ``keys``: each
+    player's public key, from its hello (None without one): a name is only what a key
+    called itself; ``known``: who the auditor knows each key to be ("you"), or None;
+    ``set_aside``: entries judged to be their author's unsupported statement.
     """
 
     verdict: Verdict
@@ -167,6 +193,9 @@ class Report:
     end: str | None
     entries: int
     copies: int = 1
+    keys: tuple[bytes | None, bytes | None] = (None, None)
+    known: tuple[str | None, str | None] = (None, None)
+    set_aside: tuple[SetAside, ...] = ()
 
     @property
     def preset(self) -> str | None:
@@ -196,6 +225,7 @@ class Report:
             copies = f" in {self.copies} copies" if self.copies > 1 else ""
             lines.append(f"{n[0]} (host) vs {n[1]} (guest){preset}; "
                          f"{count(self.entries, 'entry')}{copies}")  # fmt: skip
+            lines += self._key_lines()
         else:
             lines.append("no entries: the players are not known")
         for h in chosen:
@@ -212,8 +242,25 @@ class Report:
         if damage:
             lines.append("Damage (this blames nobody: anyone holding a file can alter it):")
             lines += [f"  - {d}" for d in damage]
+        if self.set_aside:
+            lines.append("Set aside, blaming nobody (nobody else saw it; the log is judged "
+                         "without it):")  # fmt: skip
+            lines += [f"  - {s.text}" for s in self.set_aside]
         lines.append(f"Result: {self._result_text()}")
         return "\n".join(lines)
+
+    def _key_lines(self) -> list[str]:
+        """Whose keys signed the log (a name is only what a key called itself): "Keys:
+        host Ann, key abcd-… (you)", and the guest's under it."""
+        lines = []
+        for a, lead in ((HOST, "Keys: "), (GUEST, "      ")):
+            key, known = self.keys[a], self.known[a]
+            if key is None:  # the name comes from the hello too
+                lines.append(f"{lead}{FEEDS[a]}: no hello in the log, so no key")
+                continue
+            lines.append(f"{lead}{FEEDS[a]} {self.names[a]}, key {fingerprint(key)} "
+                         f"({known or 'not a key you know'})")  # fmt: skip
+        return lines
 
     def _owed_hedge(self) -> str:
         if self.copies > 1:
@@ -240,6 +287,7 @@ class Report:
             "verdict": str(self.verdict),
             "exit": self.exit_code,
             "names": list(self.names),
+            "keys": [_key_json(a, self.names, self.keys[a], self.known[a]) for a in (HOST, GUEST)],
             "preset": self.preset,
             "rules_changed": self.rules.changes() if self.rules is not None else {},
             "entries": self.entries,
@@ -250,6 +298,7 @@ class Report:
             "cheat": _cheat_json(self.cheat, self.names),
             "owed": list(self.owed),
             "damage": list(self.damage),
+            "set_aside": [_set_aside_json(x, self.names) for x in self.set_aside],
             "hands": [
                 {
                     "hand": h.hand,
@@ -262,6 +311,28 @@ class Report:
                 for h in self.hands
             ],
         }
+
+
+def _key_json(a: int, names: Sequence[str], key: bytes | None, known: str | None
+              ) -> dict[str, Any]:  # fmt: skip
+    return {
+        "feed": FEEDS[a],
+        "name": names[a],
+        "key": key_to_text(key) if key is not None else None,
+        "fingerprint": fingerprint(key) if key is not None else None,
+        "known": known if key is not None else None,
+    }
+
+
+def _set_aside_json(x: SetAside, names: Sequence[str]) -> dict[str, Any]:
+    return {
+        "player": x.author,
+        "name": names[x.author],
+        "feed": FEEDS[x.author],
+        "seqs": list(x.seqs),
+        "entries": [i.hex() for i in x.ids],
+        "text": x.text,
+    }
 
 
 def _cheat_json(c: Cheat | None, names: Sequence[str]) -> dict[str, Any] | None:
@@ -367,6 +438,7 @@ def audit(
     *others: str | os.PathLike[str],
     lazy_proofs: bool = True,
     executor: Executor | None = None,
+    known: Mapping[bytes, str] | None = None,
 ) -> Report:
     """Audit a ``.ginlog`` file, read-only (no lock, no repair): a torn tail is reported,
     never cut. A file that is no game log at all is damaged. OSError or NotAFile if
@@ -378,11 +450,13 @@ def audit(
     the copies hold different games.
 
     ``lazy_proofs=False`` checks every proof entry by entry (slow; see the module
-    docstring); ``executor`` (a thread pool) splits the curve arithmetic.
+    docstring); ``executor`` (a thread pool) splits the curve arithmetic. ``known``:
+    the public keys the auditor knows, each with who it is ("you"): the report says
+    which of them signed the log.
     """
     c = read_copies([path, *others])
     if c.read:
-        return _audit(c.records, c.damage, lazy_proofs, executor, c.sources)
+        return _audit(c.records, c.damage, lazy_proofs, executor, c.sources, known)
     # nothing in it was verified, so nobody can be said to owe anything
     return replace(_audit([], c.damage, lazy_proofs, executor), owed=(), hands=(),
                    copies=1 + len(others))  # fmt: skip
@@ -394,11 +468,12 @@ def audit_records(
     torn: bool = False,
     lazy_proofs: bool = True,
     executor: Executor | None = None,
+    known: Mapping[bytes, str] | None = None,
 ) -> Report:
     """Audit wire records (any order, repeats allowed); ``torn``: the file they came
-    from ended inside a record."""
+    from ended inside a record; ``known`` as for :func:`audit`."""
     damage = ["the file ends inside a record (a torn tail)"] if torn else []
-    return _audit(list(records), damage, lazy_proofs, executor)
+    return _audit(list(records), damage, lazy_proofs, executor, known=known)
 
 
 # ------------------------------------------------------------------------ loading
@@ -406,13 +481,18 @@ def audit_records(
 
 @dataclass
 class _Dropped:
-    """A record that did not verify: its number in its file (from 1), and the file's
-    name when an audit reads several copies."""
+    """A record left out of the log: its number in its file (from 1), and the file's
+    name when an audit reads several copies. Most did not verify; one whose reason is
+    :data:`UNSUPPORTED` did, and is set aside (see :func:`_unsupported`)."""
 
     record: int
     reason: str
     entry: Entry | None
     file: str = ""
+
+    @property
+    def set_aside(self) -> bool:
+        return self.reason == UNSUPPORTED
 
 
 def _pick_hellos(decoded: list[tuple[int, Entry]]) -> list[tuple[int, Entry]]:
@@ -470,15 +550,38 @@ def _load(records: Sequence[bytes], sources: Sequence[tuple[str, int]] = ()
         return _Dropped(k, reason, entry, name)
 
     decoded, bad = _decode(records)
-    dropped = [dropped_at(i, UNREADABLE, None) for i in bad]
     first = _pick_hellos(decoded)
     chosen = {id(e) for _, e in first}
     rest = sorted(
         ((i, e) for i, e in decoded if id(e) not in chosen), key=lambda x: (x[1].seq, x[1].author)
     )
+    ordered = [*first, *rest]
+    aside: dict[bytes, Entry] = {}
+    while True:  # setting entries aside may leave another player's statement unsupported
+        log, lost = _build(ordered, aside, dropped_at)
+        more = _unsupported(log)
+        if not more:
+            break
+        aside.update((e.id, e) for e in more)
     record_of: dict[bytes, int] = {}
+    for i, e in ordered:
+        record_of.setdefault(e.id, i)
+    kept = [dropped_at(record_of[e.id], UNSUPPORTED, e)
+            for e in sorted(aside.values(), key=lambda e: (e.author, e.seq))]  # fmt: skip
+    return log, [*(dropped_at(i, UNREADABLE, None) for i in bad), *lost, *kept]
+
+
+def _build(ordered: Sequence[tuple[int, Entry]], skip: Container[bytes],
+           dropped_at: Callable[[int, str, Entry | None], _Dropped]
+           ) -> tuple[Log, list[_Dropped]]:  # fmt: skip
+    """A log of the decoded entries (numbered by record) but those in ``skip``, and the
+    records it dropped."""
+    record_of: dict[bytes, int] = {}
+    dropped: list[_Dropped] = []
     log = Log()
-    for i, e in (*first, *rest):
+    for i, e in ordered:
+        if e.id in skip:
+            continue
         record_of.setdefault(e.id, i)
         for added in log.add_entry(e).all():
             if added.outcome is Outcome.DROPPED:
@@ -589,6 +692,43 @@ def _unprovable_ack(p: Problem, log: Log) -> bool:
     return not (e.ack_seq < b.ack_seq or (e.ack_seq == b.ack_seq and e.ack_id != b.ack_id))
 
 
+#: The reason of an entry set aside as its author's unsupported statement.
+UNSUPPORTED = "its author's unsupported statement"
+
+
+def _unsupported(log: Log) -> list[Entry]:
+    """Entries to set aside: from an ack of an id no copy holds (while the opponent's
+    entry at that seq is there), the rest of its author's feed, when nobody else saw
+    any of it (no entry of the other player acks or names one) and it holds no proof
+    of its own against its author (a fork, a broken chain, a backwards ack, a flood)."""
+    lin = log.linear()
+    out: list[Entry] = []
+    for p in lin.problems:
+        e, a = p.entries[0], p.author
+        if not _unprovable_ack(p, log) or log.get(e.ack_id) is not None:
+            continue
+        if not log.at(1 - a, e.ack_seq) or any(q.author == a and q is not p for q in lin.problems):
+            continue
+        tail = log.since(a, e.seq - 1)
+        if len({x.seq for x in tail}) < len(tail) or _seen(log, a, e.seq, tail):
+            continue
+        out += tail
+    return out
+
+
+def _seen(log: Log, author: int, seq: int, tail: Sequence[Entry]) -> bool:
+    """Whether an entry of the other player acks ``author``'s ``seq`` or a later one, or
+    names one of ``tail`` (a dispute, a checkpoint)."""
+    ids = {x.id for x in tail}
+    for x in log.entries():
+        if x.author == author:
+            continue
+        named = {getattr(x.body, f, None) for f in ("entry", "last_host", "last_guest")}
+        if x.ack_seq >= seq or named & ids:
+            return True
+    return False
+
+
 # ------------------------------------------------------------------------ folding
 
 _CHAIN_RULES = frozenset({"equivocation", "broken-chain", "bad-ack", "chat-flood"})
@@ -614,7 +754,8 @@ class Folded:
 
     ``lin`` keeps only the problems that prove something; ``unproven`` are the acks of
     ids the file lacks (see :func:`_unprovable_ack`), damage; ``hand_of`` is each placed
-    entry's hand; ``dropped`` the records that did not verify.
+    entry's hand; ``dropped`` the records that did not verify, and the entries set
+    aside on loading (``_Dropped.set_aside``: in no ``log``, not damage).
     """
 
     log: Log
@@ -680,78 +821,11 @@ def fold_records(
 # ------------------------------------------------------------------------ auditor checks
 
 
-def _key_entry(entries: Iterable[Entry], author: int, hand: int, pos: int) -> Entry | None:
-    """The entry in which ``author`` published its key for ``pos`` in ``hand``."""
-    for x in entries:
-        if x.author != author or getattr(x.body, "hand", None) != hand:
-            continue
-        b = x.body
-        if x.kind == "stock_key":
-            positions = [b.pos]
-        elif x.kind == "lock":
-            positions = [k.pos for k in b.deal_keys]
-        else:
-            positions = [k.pos for k in getattr(b, "keys", ())]
-        if pos in positions:
-            return x
-    return None
-
-
-def _one_opener(table: Table, h: HandFold, entries: list[Entry]) -> Cheat | None:
-    """Only one player opened: its steps must follow from its seeds, and every key
-    the other published must unmask, with the opener's derived key, to a card, each
-    card once. With the opener's side proven, any failure is the other's."""
+def _one_opener(table: Table, h: HandFold) -> Cheat | None:
+    """Only one player opened: judged exactly as the table judges a dispute's opener
+    (:meth:`Table.opener_cheat`): its own steps first, then the other's keys."""
     x = HOST if h.opened[HOST] is not None else GUEST
-    y = 1 - x
-    opened = h.opened[x]
-    assert opened is not None and table.game is not None
-    log = sh.ShuffleLog(table.game, h.number, h.n, table.k, h.first)
-    log.commits, log.shuffles, log.shuffle_ids = h.commits, h.shuffles, h.shuffle_ids
-    log.challenges, log.answers = list(h.challenges), h.answers
-    log.locks, log.keys = h.locks, h.keys
-    openings: list[sh.HandSecrets | None] = [None, None]
-    openings[x] = opened
-    try:
-        mismatch = sh.recompute(log, openings)
-    except sh.ShuffleError:
-        return None  # an input deck of the other is unusable: caught on receipt
-    names = table.names
-    if mismatch is not None:
-        step, pos = mismatch.step, mismatch.index
-        bad = _key_entry(entries, x, h.number, pos) if step == "key" and pos is not None else None
-        bad = bad or next((e for e in entries if e.author == x and e.kind == step), None)
-        bad = bad or next((e for e in entries if e.author == x and e.kind == "open"), None)
-        if bad is None:
-            return None
-        detail = (f"{names[x]}'s {mismatch.step} does not follow from their opened seeds "
-                  f"({mismatch.detail})")  # fmt: skip
-        return Cheat(x, bad.id, bad.seq, h.number, f"not-from-seeds:{mismatch.step}", detail)
-    if h.locks[HOST] is None or h.locks[GUEST] is None:
-        return None
-    seen: dict[int, int] = {}
-    d4 = h.deck(4)
-    for pos, key in sorted(h.keys[y].items()):
-        try:
-            index = sh.unmask(d4[pos], key, opened.card_key(pos), h.n)
-        except sh.ShuffleError:
-            index = None
-        rule = detail = ""
-        if index is None:
-            rule = "not-a-card"
-            detail = (f"position {pos} does not unmask to a card with {names[y]}'s key and "
-                      f"{names[x]}'s opened seeds")  # fmt: skip
-        elif index in seen:
-            rule = "not-a-permutation"
-            detail = (f"positions {seen[index]} and {pos} both unmask to "
-                      f"{Card.from_index(index)} with {names[x]}'s opened seeds")  # fmt: skip
-        if rule:
-            bad = _key_entry(entries, y, h.number, pos)
-            if bad is None:
-                return None
-            return Cheat(y, bad.id, bad.seq, h.number, rule, detail)
-        assert index is not None
-        seen[index] = pos
-    return None
+    return table.opener_cheat(h, x)
 
 
 def _replay(
@@ -801,14 +875,17 @@ def _audit(
     lazy_proofs: bool,
     executor: Executor | None = None,
     sources: Sequence[tuple[str, int]] = (),
+    known: Mapping[bytes, str] | None = None,
 ) -> Report:
     folded = fold_records(records, sources=sources, lazy_proofs=lazy_proofs, executor=executor)
-    return judge(folded, file_damage)
+    return judge(folded, file_damage, known)
 
 
-def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
+def judge(folded: Folded, file_damage: Sequence[str] = (),
+          known: Mapping[bytes, str] | None = None) -> Report:  # fmt: skip
     """The report on a folded log; ``file_damage``: what reading the file found. Damage
-    blames nobody; a cheat forfeits the match; what is owed leaves a hand incomplete."""
+    blames nobody; a cheat forfeits the match; what is owed leaves a hand incomplete.
+    ``known``: public keys the auditor knows, with who each is (see :func:`audit`)."""
     table = folded.table
     current = table.hand.number if table.hand is not None else 0
     damage, missing = _damage(folded, file_damage, current)
@@ -817,9 +894,14 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
     owed_by_hand = _owed(folded, current) if not missing else {}
     for c in table.claims:  # a standing claim is owed too, and says what it costs
         state = folded.lin.claims.get(c.id)
-        if state is not None and state.verdict in (ClaimState.STANDS, ClaimState.OPEN):
+        if state is not None and state.verdict.takes_effect:
             owed_by_hand.setdefault(folded.hand_of.get(c.id, current), []).append(
                 _claim_words(c, state.verdict, table.names))
+    for p in folded.lin.order:  # a claim that waits says why it does not end the match
+        state = folded.lin.claims.get(p.entry.id)
+        if state is not None and state.verdict is ClaimState.WAITING and not missing:
+            owed_by_hand.setdefault(folded.hand_of.get(p.entry.id, current), []).append(
+                _claim_words(p.entry, state.verdict, table.names))
     scores, winner, end = _result(table, cheat, earlier, unsettled)
     results.update(_resigned(table))  # after the checks: no entry of the hand says it
 
@@ -835,6 +917,7 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
     verdict = (Verdict.CHEATED if cheat else Verdict.DAMAGED if damage.lines
                else Verdict.INCOMPLETE if owed else Verdict.CLEAN)  # fmt: skip
     rules = table.rules
+    keys = (folded.log.key(HOST), folded.log.key(GUEST))  # from the hellos: none is pinned
     return Report(
         verdict=verdict,
         hands=tuple(hands),
@@ -848,7 +931,34 @@ def judge(folded: Folded, file_damage: Sequence[str] = ()) -> Report:
         entries=len(folded.log),
         rules=rules,
         copies=folded.copies,
+        keys=keys,
+        known=(_known(keys[HOST], known), _known(keys[GUEST], known)),
+        set_aside=_set_aside(folded),
     )
+
+
+def _known(key: bytes | None, known: Mapping[bytes, str] | None) -> str | None:
+    return known.get(key) if key is not None and known is not None else None
+
+
+def _set_aside(folded: Folded) -> tuple[SetAside, ...]:
+    """The entries set aside on loading, one statement per author, in words."""
+    names, files = folded.table.names, "the file" if folded.copies == 1 else "the copies"
+    out = []
+    for a in (HOST, GUEST):
+        mine = sorted((d.entry for d in folded.dropped if d.set_aside and d.entry is not None
+                       and d.entry.author == a), key=lambda e: e.seq)  # fmt: skip
+        if not mine:
+            continue
+        first, o = mine[0], names[1 - a]
+        what = KIND_WORDS.get(first.kind, first.kind)
+        head, them = (f"entry {first.seq} ({what})", "it") if len(mine) == 1 else (
+            f"entries {_ranges([e.seq for e in mine])} (from {what} on): the first", "them")
+        text = (f"{names[a]}'s {head} acks {o}'s entry {first.ack_seq} as "
+                f"{first.ack_id[:4].hex()}, which is not in {files}, and no entry of {o}'s "
+                f"acks {them}")  # fmt: skip
+        out.append(SetAside(a, tuple(e.seq for e in mine), tuple(e.id for e in mine), text))
+    return tuple(out)
 
 
 def _resigned(table: Table) -> dict[int, HandResult]:
@@ -885,8 +995,9 @@ def _damage(folded: Folded, file_damage: Sequence[str], current: int
     """Damage (it blames nobody), and the runs of entries the file lacks by author."""
     log, names = folded.log, folded.table.names
     files, lack = ("the file", "lacks") if folded.copies == 1 else ("the copies", "lack")
-    damage = _Damage([*file_damage, *_dropped_lines(folded.dropped)], {})
-    for d in folded.dropped:
+    lost = [d for d in folded.dropped if not d.set_aside]  # set aside: no damage
+    damage = _Damage([*file_damage, *_dropped_lines(lost)], {})
+    for d in lost:
         e = d.entry
         if e is None or e.game != log.game or log.at(e.author, e.seq):
             continue
@@ -953,10 +1064,15 @@ def _owed(folded: Folded, current: int) -> dict[int, list[str]]:
 
 def _claim_words(c: Entry, verdict: ClaimState, names: tuple[str, str]) -> str:
     o = c.body.owed_author
+    claimed = f"{names[c.author]} claimed that {names[o]} owed \"{for_screen(c.body.what)}\""
+    if verdict is ClaimState.WAITING:
+        return (f"{claimed}, but {names[o]}'s own claim was answered by an entry of "
+                f"{names[c.author]}'s that no entry of {names[o]}'s acknowledges: the claim "
+                f"has no effect until {names[o]} has it ({names[o]} may have left believing "
+                "the match won), and the match goes on")  # fmt: skip
     how = ("no entry of theirs answers it" if verdict is ClaimState.OPEN
            else "they answered only after seeing it")  # fmt: skip
-    return (f"{names[c.author]} claimed that {names[o]} owed \"{for_screen(c.body.what)}\" "
-            f"and {how}: the claim stands and {names[o]} forfeits the match")
+    return f"{claimed} and {how}: the claim stands and {names[o]} forfeits the match"
 
 
 def _result(table: Table, cheat: Cheat | None, audit_cheat: Cheat | None, unsettled: bool
@@ -1016,7 +1132,7 @@ def _auditor_checks(
             if line:
                 broken.append((h.number, line))
         elif sum(o is not None for o in h.opened) == 1 and cheat is None:
-            found = _one_opener(table, h, entries)
+            found = _one_opener(table, h)
         if found is not None:
             return found, broken
     return None, broken

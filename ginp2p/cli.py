@@ -1024,7 +1024,7 @@ def _cmd_audit(args: argparse.Namespace) -> int:
 
     path = Path(args.file)
     try:
-        report = audit(path, *args.others)
+        report = audit(path, *args.others, known=_known_keys())
     except NotOneGame as exc:
         return _no_verdict(args, str(exc))
     except (OSError, FileError) as exc:
@@ -1049,6 +1049,24 @@ def _cmd_audit(args: argparse.Namespace) -> int:
     return _verdict_out(args, text, chosen.verdict.exit_code)
 
 
+def _known_keys() -> dict[bytes, str]:
+    """The keys the user knows, with who each is, for the audit to name: the paired
+    players' and the user's own (read if there is one, never created). A key or a
+    peers.json that cannot be read counts as unknown: `ginp2p keys` reports it."""
+    import contextlib
+
+    from . import peers
+    from .identity import IDENTITY_FILE, IdentityError, load_or_create_identity, user_dir
+
+    known: dict[bytes, str] = {}
+    with contextlib.suppress(OSError, peers.PeersError):
+        known.update((p.key, f"paired with you as {p.name}") for p in peers.all())
+    if (user_dir("config") / IDENTITY_FILE).is_file():  # or load_... would create one
+        with contextlib.suppress(OSError, IdentityError):
+            known[load_or_create_identity().public_key] = "you"
+    return known
+
+
 def _no_verdict(args: argparse.Namespace, why: str) -> int:
     """Say why there is no verdict; with ``--json`` also as JSON on stdout, so a script
     reading it finds an answer there, not nothing."""
@@ -1063,11 +1081,13 @@ def _no_verdict(args: argparse.Namespace, why: str) -> int:
 def _verdict_out(args: argparse.Namespace, text: str, code: int) -> int:
     """Print the report and return the verdict's exit code, even when the reader stops
     early (``| head``): a script under ``pipefail`` must not read a cheat as clean."""
+    from .words import for_screen
+
     try:
         if args.json:
             print(text, flush=True)
-        else:
-            _printer(args)(text)
+        else:  # the report quotes a player's words (a false dispute's rule): line by line
+            _printer(args)("\n".join(for_screen(line) for line in text.split("\n")))
     except BrokenPipeError:
         _quiet_stdout()
     return code

@@ -16,7 +16,7 @@ from . import engine
 from .engine import Action, HandState, Phase
 from .protocol import PeerProtocol
 from .rules import RuleSet
-from .words import commands_in, goal_words, rules_help, settings_words
+from .words import commands_in, for_screen, goal_words, rules_help, settings_words
 
 if TYPE_CHECKING:
     from .tui.view import Draft
@@ -110,7 +110,7 @@ def claim_words(timeout: int) -> str:
 
 def describe_rules(rules: RuleSet) -> str:
     """One line: the preset and every setting that differs from it."""
-    line = f"{rules.name}, {goal_words(rules)}"
+    line = f"{for_screen(rules.name)}, {goal_words(rules)}"  # the host's hello names them
     changed = rules.changes()
     if changed:
         line += f" (changed from the preset: {settings_words(changed)})"

@@ -21,7 +21,14 @@ from .engine import Declaration, HandResult
 from .replay import Replay, Step
 from .rules import RuleSet
 from .table import NAMES
-from .words import count, forfeited_lead_words, result_words, score_reasons, settings_words
+from .words import (
+    count,
+    for_screen,
+    forfeited_lead_words,
+    result_words,
+    score_reasons,
+    settings_words,
+)
 
 __all__ = ["SCHEMA", "document", "text_lines"]
 
@@ -148,7 +155,8 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
     return {
         "schema": SCHEMA,
         "players": {"host": names[0], "guest": names[1]},
-        "preset": replay.rules.name if replay.rules is not None else None,
+        # the host's hello names its rules as it likes: as a screen may show them
+        "preset": for_screen(replay.rules.name) if replay.rules is not None else None,
         "rules_changed": replay.rules.changes() if replay.rules is not None else {},
         "entries": len(replay),
         "notes": list(replay.notes),

@@ -19,7 +19,7 @@ from . import __version__, peers
 from .gamefiles import PeerFile, peer_path
 from .log import GUEST, HOST, Log
 from .logfile import FileError, LogFile, NotAFile, SecretsFile, read_records, secrets_path
-from .words import match_end_words, settings_words
+from .words import for_screen, match_end_words, settings_words
 
 __all__ = [
     "GameInfo",
@@ -285,8 +285,10 @@ def list_games(directory: Path) -> list[GameInfo]:
             if r.entries and hellos is not None and not hellos[1 - me]:
                 opponent = _awaited(side)  # not the log's stand-in, "guest"
             elif r.entries:
-                opponent = r.names[1 - me] or "?"
-            preset = r.preset or "?"
+                # the hellos' words, as a screen may show them: the cache file may hold
+                # them as an older listing kept them
+                opponent = for_screen(r.names[1 - me]) or "?"
+            preset = for_screen(r.preset or "?")  # the host's hello names its rules
             changes = r.changes
             if r.scores is not None:
                 mine, theirs = r.scores[me], r.scores[1 - me]

@@ -43,6 +43,7 @@ __all__ = [
     "Verdict",
     "chat_run",
     "claim_body",
+    "claim_waits",
     "entry_id",
     "first_dealer",
     "game_id",
@@ -185,12 +186,20 @@ def structure_problem(f: EntryFields) -> str | None:
 
 class Verdict(StrEnum):
     """A claim's standing. OPEN: nothing from the owing player yet (it stands unless
-    an entry sent before its author saw the claim still arrives)."""
+    an entry sent before its author saw the claim still arrives). WAITING: no effect
+    yet, because the owing player's own claim was beaten by an entry it has not
+    acknowledged (it may have left believing it had won: see :func:`judge_claim`)."""
 
     OPEN = "open"
     STANDS = "stands"
     BEATEN = "beaten"
     INVALID = "invalid"
+    WAITING = "waiting"
+
+    @property
+    def takes_effect(self) -> bool:
+        """Whether the claim ends the match (for now, while OPEN)."""
+        return self in (Verdict.OPEN, Verdict.STANDS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,7 +344,7 @@ def _void_step(state: _VoidState, e: Entry, own: list[Entry]) -> tuple[bool, _Vo
         or any(
             c.author == o
             and c.seq <= e.ack_seq
-            and judge_claim(c, own[c.ack_seq : e.seq]).verdict is Verdict.STANDS
+            and _race(c, own[c.ack_seq : e.seq]).verdict is Verdict.STANDS
             for c in state.claims
         )
     )
@@ -476,7 +485,8 @@ class _Linearizer:
         )
         done = self.done[-1] if self.done else (0, 0)
         claims = {
-            c.id: judge_claim(c, self.chains[1 - c.author][: done[1 - c.author]])
+            c.id: judge_claim(c, self.chains[1 - c.author][: done[1 - c.author]],
+                              self.chains[c.author][: done[c.author]])
             for c in (self.states[-1].claims if self.states else ())
         }
         return Linear(order, held, tuple(problems), claims)
@@ -519,13 +529,36 @@ def claim_body(log: Log, claimant: int, owed: Owed) -> Any:
     return ev.make("claim", owed.author, ack_seq + 1, kinds, owed.what)
 
 
-def judge_claim(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
-    """Who wins the race between a claim and the owed entry.
+def judge_claim(
+    claim: Entry, owing: Sequence[Entry], claiming: Sequence[Entry] = ()
+) -> ClaimVerdict:
+    """Who wins the race between a claim and the owed entry, by acknowledgements only.
 
-    ``owing`` are the owing author's entries in seq order (placed ones). The owed
-    entry beats the claim if it does not ack the claim (it was sent before its
-    author saw the claim); an owing entry that acks the claim first means it stands.
+    ``owing`` are the owing player's placed entries in seq order, ``claiming`` the
+    claimant's. No clock can be checked, so:
+
+    * the owed entry beats a claim it does not ack (it may have crossed the claim on
+      the wire): BEATEN, the match goes on;
+    * an entry of the owing player that acks the claim before the owed one: STANDS;
+    * nothing yet: OPEN (the match ends for now; the owed entry, when it comes without
+      acking the claim, reopens it);
+    * WAITING (no effect): the owing player's own claim against the claimant was
+      beaten by one of the claimant's entries, and no entry of the owing player acks
+      that entry. It owes the answer from when it receives it, and nothing in the log
+      shows it ever did: a claimant who left, believing it had won, is never made the
+      loser by entries written after it left (:func:`claim_waits`).
     """
+    verdict = _race(claim, owing)
+    if verdict.verdict is Verdict.OPEN and claim_waits(owing, claiming, claim.seq):
+        return ClaimVerdict(Verdict.WAITING, None,
+                            "the owing player's own claim was beaten by an entry it has not "
+                            "acknowledged")  # fmt: skip
+    return verdict
+
+
+def _race(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
+    """The claim against the owing player's entries after its ack point (see
+    :func:`judge_claim`), without the WAITING rule."""
     b = claim.body
     if b.owed_author == claim.author or not b.kinds:
         return ClaimVerdict(Verdict.INVALID, None, "a claim names an opponent's entry kinds")
@@ -540,6 +573,21 @@ def judge_claim(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
             return ClaimVerdict(Verdict.BEATEN, e,
                                 "the owed entry was sent before its author saw the claim")
     return ClaimVerdict(Verdict.OPEN, None, "nothing from the owing player yet")
+
+
+def claim_waits(owing: Sequence[Entry], claiming: Sequence[Entry], before: int) -> bool:
+    """Whether a claim at the claimant's seq ``before`` has no effect yet: a claim of the
+    owing player (in ``owing``) against the claimant was beaten by a claimant's entry
+    written before ``before``, and no entry of the owing player acks that entry."""
+    acked = max((e.ack_seq for e in owing), default=0)
+    for c in owing:
+        if c.kind != "claim" or getattr(c.body, "owed_author", None) != 1 - c.author:
+            continue
+        race = _race(c, claiming)
+        by = race.by if race.verdict is Verdict.BEATEN else None
+        if by is not None and by.seq < before and acked < by.seq:
+            return True
+    return False
 
 
 # ------------------------------------------------------------------------- the Log
@@ -755,9 +803,22 @@ class Log:
             # the pair an equivocation dispute carries: a log holding the dispute holds
             # the fork too, even the equivocator's own file (which stored one of them).
             # Evidence that does not verify is the disputer's loss, not a file's damage.
-            twins = tuple(t for t in map(self.add, e.body.evidence) if t.stored)
+            # Only the accused's entries: a dispute is no way for its author to slip
+            # entries of its own past the checks its feed's entries get on receipt.
+            twins = tuple(t for w in e.body.evidence
+                          if (t := self._add_evidence(w, 1 - e.author)).stored)
             added = replace(added, released=twins)
         return added
+
+    def _add_evidence(self, wire: bytes, accused: int) -> Added:
+        """One entry a dispute carries as evidence: added only if the accused wrote it."""
+        try:
+            entry = Entry.from_wire(wire)
+        except RemoteProtocolError as exc:
+            return Added(Outcome.DROPPED, None, f"undecodable: {exc}")
+        if entry.author != accused or entry.kind == "hello":
+            return Added(Outcome.DROPPED, entry, "evidence that is not the accused's entry")
+        return self.add_entry(entry)
 
     def _store(self, e: Entry) -> Added:
         slot = self._slots[e.author].setdefault(e.seq, [])

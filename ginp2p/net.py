@@ -36,6 +36,7 @@ from zmq.utils import z85
 from zmq.utils.monitor import parse_monitor_message
 
 from .events import MAX_WIRE
+from .words import for_screen
 
 __all__ = [
     "MAX_MESSAGE",
@@ -164,7 +165,9 @@ def decode_frame(parts: Sequence[bytes]) -> Frame:
     (a ``have`` of another version decodes to its version alone, so a mismatch can be
     reported whatever the rest looks like);
     ``pair``: ``["pair"]`` + one payload of 1..MAX_PAIR bytes;
-    ``bye``: ``["bye", reason]`` (a str of at most 200 characters).
+    ``bye``: ``["bye", reason]`` (a str of at most 200 characters), the reason as a
+    screen may show it (``words.for_screen``): whoever prints it, the other side's words
+    arrive here once, and a terminal escape in them would reach the player's screen.
     """
     if not parts:
         raise FrameError("an empty message")
@@ -199,7 +202,7 @@ def decode_frame(parts: Sequence[bytes]) -> Frame:
     if kind == "bye":
         if len(rest) != 1 or type(rest[0]) is not str or len(rest[0]) > MAX_REASON or payload:
             raise FrameError("a malformed bye")
-        return ByeFrame(rest[0])
+        return ByeFrame(for_screen(rest[0]))
     raise FrameError(f"an unknown frame type {kind[:20]!r}")
 
 

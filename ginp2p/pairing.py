@@ -1,7 +1,7 @@
 """Pairing two players the first time they meet: a short code, SPAKE2, confirm MACs.
 
 Sans-IO: these classes take and return bytes; the transport carries each message in
-a ``pair`` frame (DESIGN §6) and pins the peer's key on success (``peers.pin``).
+a ``pair`` frame (docs/network.md) and pins the peer's key on success (``peers.pin``).
 
 The host shows a code such as ``7-tulip-anchor`` (a number 2..99 and two words of a
 fixed list of 256: 98·256·256 ≈ 6.4 million codes, 22.6 bits). The guest types it.
@@ -33,15 +33,19 @@ is the one its CURVE connection authenticated with, binding the pairing to the
 connection.
 
 Anything the peer sends is untrusted: a malformed message raises
-:class:`PairingError`, never anything else.
+:class:`PairingError`, never anything else, and costs the code no attempt (it tested
+no guess). A code has :data:`DEFAULT_ATTEMPTS` attempts; once they are used, the
+:class:`PairingGate` makes a new code, and the host goes on with it (docs/pairing.md).
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import os
 import re
+import time
 from collections.abc import Callable
 from enum import Enum
 
@@ -53,6 +57,8 @@ import spake2
 __all__ = [
     "DEFAULT_ATTEMPTS",
     "PAIRING_VERSION",
+    "PAUSE_MAX_S",
+    "PAUSE_S",
     "WORDS",
     "GuestPairing",
     "HostPairing",
@@ -66,6 +72,13 @@ __all__ = [
 
 PAIRING_VERSION = 1
 DEFAULT_ATTEMPTS = 3
+#: After a code's attempts are used up, its successor is taken only after a pause
+#: (seconds), doubled for each code used up since the host began, up to PAUSE_MAX_S. A
+#: new code every few guesses would otherwise let a stranger guess on without end, as
+#: fast as the network carries requests; paced, it gets at most 3 guesses a minute
+#: (each one chance in 6.4 million), while a person who mistyped waits a moment.
+PAUSE_S = 2.0
+PAUSE_MAX_S = 60.0
 ID_HOST = b"ginp2p-host"
 ID_GUEST = b"ginp2p-guest"
 _HKDF_SALT = b"ginp2p/v1/pair"
@@ -289,6 +302,9 @@ class HostPairing(_Side):
         # The gate's hooks: may this attempt start / succeed? (None = yes, else why not)
         self._charge: Callable[[], str | None] = lambda: None
         self._accept: Callable[[], str | None] = lambda: None
+        #: This attempt tested a guess (the host answered a well-formed request), so it
+        #: counts against the code; a malformed request never does.
+        self.counted = False
 
     def receive(self, msg: bytes) -> bytes | None:
         """Take the guest's message; return the reply to send, or None when done.
@@ -325,16 +341,19 @@ class HostPairing(_Side):
                 f"{PAIRING_VERSION} (update both programs)"
             )
         self._check_curve(guest_key, "guest")
-        if (refused := self._charge()) is not None:
-            self._state = _State.FAILED
-            self._error = refused
-            raise PairingRefused(refused)
         pake = spake2.SPAKE2_A(self._password, idA=ID_HOST, idB=ID_GUEST, entropy_f=self._entropy)
         pake_a = pake.start()
         try:
             shared = pake.finish(pake_b)
         except Exception:  # the spake2 package raises several types on bad points
             raise self._fail("malformed pairing request: its code exchange is not valid") from None
+        # Charged only now: a request the spake2 package refuses tests no guess, and
+        # counting it would let a stranger spend the code with random bytes.
+        if (refused := self._charge()) is not None:
+            self._state = _State.FAILED
+            self._error = refused
+            raise PairingRefused(refused)
+        self.counted = True
         self._guest_key = guest_key
         self._expect_mac = _mac(shared, b"guest", self._own_key, guest_key)
         self._state = _State.WAIT
@@ -400,12 +419,22 @@ class GuestPairing(_Side):
 
 
 class PairingGate:
-    """The host's limit on attempts: one code, at most ``limit`` guesses.
+    """The host's limit on attempts: one code at a time, at most ``limit`` guesses each.
 
-    An attempt is charged as soon as the host answers a well-formed request
-    (that answer lets the guest test one guess), so a guest that walks away after
-    seeing it still used one up. A success spends the code too. After that,
-    :meth:`begin` refuses until :meth:`new_code`; :attr:`refused` says why.
+    An attempt is charged once the host answers a well-formed request (that answer lets
+    the guest test one guess), so a guest that walks away after seeing it still used one
+    up; a malformed request (one the spake2 package refuses, a field of the wrong
+    length, not msgpack) tested no guess and is never charged. A success spends the
+    code: :meth:`begin` then refuses until :meth:`new_code`; :attr:`refused` says why.
+
+    A wrong code never closes the gate. Once a code's attempts are used up (all failed,
+    or a new guest comes while the last ones are still unanswered: an honest guest
+    answers at once, so those walked away), the gate makes a new code by itself and
+    the old one stops working: the host sees :attr:`code` change (:attr:`used_up`
+    counts the codes replaced) and must show the new one. The new code is taken after
+    a pause (:data:`PAUSE_S`, doubled for each code used up, at most
+    :data:`PAUSE_MAX_S`; ``clock`` tells the time), so that new codes do not give a
+    stranger guesses without end.
     """
 
     def __init__(
@@ -415,16 +444,23 @@ class PairingGate:
         limit: int = DEFAULT_ATTEMPTS,
         rng_bytes: Callable[[int], bytes] = os.urandom,
         code: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        pause: float = PAUSE_S,
+        max_pause: float = PAUSE_MAX_S,
     ) -> None:
         if limit < 1:
             raise ValueError("limit must be at least 1")
         self._host_key = host_key
         self._limit = limit
         self._rng = rng_bytes
+        self._clock = clock
+        self._pause, self._max_pause = pause, max_pause
         self._code = ""
         self._charged = 0
         self._failures = 0
         self._paired: bytes | None = None
+        self._used_up = 0
+        self._open_at = -math.inf  # when the code of the moment is taken
         self.new_code(code)
 
     @property
@@ -432,8 +468,24 @@ class PairingGate:
         """The code to show, as ``N-word-word``."""
         return self._code
 
+    @property
+    def limit(self) -> int:
+        """Attempts per code."""
+        return self._limit
+
+    @property
+    def used_up(self) -> int:
+        """Codes whose attempts were used up, each replaced by a new one, so far."""
+        return self._used_up
+
+    @property
+    def paused_for(self) -> float:
+        """Seconds until the code of the moment is taken (0: it is now)."""
+        return max(0.0, self._open_at - self._clock())
+
     def new_code(self, code: str | None = None) -> str:
-        """Make (or set) a fresh code and reset the count: pairing opens again."""
+        """Make (or set) a fresh code and reset the count: pairing opens again, after
+        the pause of a code used up, if one is running."""
         if code is not None:
             canonical_code(code)  # ValueError if it cannot be a code
         self._code = code if code is not None else new_code(self._rng)
@@ -457,20 +509,32 @@ class PairingGate:
 
     @property
     def refused(self) -> str | None:
-        """Why a new attempt would be refused now; None if it would be allowed."""
+        """Why an attempt with the code of the moment would be refused now; None if it
+        would be allowed. (:meth:`begin` first replaces a code used up.)"""
         if self._paired is not None:
             return "this pairing code was already used; make a new code to pair again"
+        if (wait := self.paused_for) > 0:
+            return (f"too many wrong pairing codes: this host has a new code, and takes it "
+                    f"in {math.ceil(wait)} s")  # fmt: skip
         if self._charged >= self._limit:
             pending = self._charged - self._failures
-            still = f" ({pending} still in progress)" if pending else ""
-            return (
-                f"{self._failures} failed pairing attempts with this code{still}; "
-                "make a new code to try again"
-            )
+            return (f"the {self._limit} attempts with this code are used ({pending} still "
+                    "unanswered); the next guest makes a new code")  # fmt: skip
         return None
 
+    def _use_up(self) -> None:
+        """The code had its attempts: a new one, taken after a pause that doubles with
+        each code used up."""
+        self._used_up += 1
+        pause = min(self._max_pause, self._pause * 2 ** (self._used_up - 1))
+        self._open_at = self._clock() + pause
+        self.new_code()
+
     def begin(self, curve_key: bytes | None = None) -> HostPairing:
-        """A HostPairing for one new guest connection; PairingRefused if refused."""
+        """A HostPairing for one new guest connection; PairingRefused if refused (the
+        code was used by a pairing, or a new code waits out its pause)."""
+        if self._paired is None and self._charged >= self._limit:
+            self._use_up()  # its unanswered attempts walked away: they void with it
         if (why := self.refused) is not None:
             raise PairingRefused(why)
         pairing = HostPairing(self._code, self._host_key, curve_key=curve_key)
@@ -499,8 +563,10 @@ class PairingGate:
                 return  # never charged (malformed request), or an old code
             if ok:
                 self._paired = pairing.peer_key
-            else:
-                self._failures += 1
+                return
+            self._failures += 1
+            if self._failures >= self._limit:
+                self._use_up()
 
         pairing._charge, pairing._accept, pairing._on_finish = charge, accept, on_finish
         return pairing

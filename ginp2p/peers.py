@@ -24,6 +24,7 @@ from pathlib import Path
 
 from .identity import fingerprint, key_from_text, key_to_text, user_dir
 from .logfile import replace_atomically
+from .words import for_screen
 
 __all__ = [
     "PEERS_FILE",
@@ -78,7 +79,10 @@ def _read(path: Path) -> list[Peer]:
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
             raise ValueError(f"unknown format (expected format {_FORMAT})")
         return [
-            Peer(str(p["name"]), key_from_text(p["key"]), datetime.fromisoformat(p["paired"]))
+            # a name comes from the other player's hello (or an older version that kept
+            # it unfiltered): every listing of the pins shows it as a screen may
+            Peer(for_screen(str(p["name"])), key_from_text(p["key"]),
+                 datetime.fromisoformat(p["paired"]))
             for p in doc["peers"]
         ]
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
@@ -126,7 +130,7 @@ def pin(key: bytes, name: str, *, home: Home = None, when: datetime | None = Non
     with _locked(home) as path:
         peers = _read(path)
         old = next((p for p in peers if p.key == key), None)
-        name = name.strip() or (old.name if old else fingerprint(key))
+        name = for_screen(name.strip()) or (old.name if old else fingerprint(key))
         paired = old.paired if old else (when or datetime.now(UTC)).replace(microsecond=0)
         peer = Peer(name, key, paired)
         peers = [p for p in peers if p.key != key] + [peer]

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import sys
 import threading
 from collections import deque
@@ -87,15 +88,83 @@ async def _next_event(endpoint: HostEndpoint | GuestEndpoint, timeout: float | N
         raise TimeoutError from None
 
 
-#: The host's bye to a guest whose wrong code was the last one it takes: a guest would
-#: otherwise not know that trying again is no use until the host starts again.
-PAIRING_OVER_REASON = "this host stopped taking pairing codes after too many wrong ones"
+#: The host's bye to a guest whose wrong code was that code's last attempt: the guest
+#: would otherwise try again with a code that works no more.
+PAIRING_OVER_REASON = "that was the last attempt with this pairing code: the host shows a new one"
 PAIRING_OVER_WORDS = (
-    "wrong pairing code, and the host's last try: it stopped taking codes, so that none "
-    "can be guessed; ask the host to start again, which shows a new code, and use that one "
-    "(if the code was typed right, someone may be in the middle)")
+    "wrong pairing code, and that code's last attempt: it works no more, so that nobody can "
+    "go on guessing it; the host's screen shows a new code: join again with that one (if the "
+    "code was typed right, someone may be in the middle)")
 #: How long a guest whose code was wrong waits for the host's bye (seconds).
 BYE_WAIT_S = 1.0
+
+
+class _Pairings:
+    """The host's pairing attempts, one per guest connection, and the code on its screen.
+    Nothing a guest sends stops the host: a malformed request costs nothing, a wrong
+    code one attempt, and a code that had its attempts is replaced by the gate, which
+    is said here."""
+
+    def __init__(self, endpoint: HostEndpoint, gate: Any, say: Callable[[str], None],
+                 refused: Callable[[str], None]) -> None:  # fmt: skip
+        self.endpoint, self.gate, self.say, self.refused = endpoint, gate, say, refused
+        self.attempts: dict[bytes, Any] = {}
+        self.shown = gate.code if gate is not None else ""
+
+    async def take(self, peer: bytes, payload: bytes) -> bytes | None:
+        """One pairing message from ``peer``; the guest's Ed25519 key once it paired."""
+        from .pairing import PairingError, PairingRefused
+
+        hp = self.attempts.get(peer)
+        try:
+            if hp is None:
+                hp = self.attempts[peer] = self.gate.begin(peer)
+            reply = hp.receive(payload)
+        except PairingRefused as exc:  # a new code in its pause, or the code was used
+            self.attempts.pop(peer, None)
+            self.refused(f"a guest was turned away: {exc}")
+            await self.endpoint.send(ByeFrame(f"pairing refused: {exc}"[:200]), to=peer)
+            self._show_new_code()
+            return None
+        except PairingError as exc:
+            self.attempts.pop(peer, None)
+            await self._failed(peer, hp is not None and hp.counted, exc)
+            self._show_new_code()
+            return None
+        if reply is not None:
+            await self.endpoint.send(PairFrame(reply), to=peer)
+            return None
+        return hp.peer_key
+
+    async def _failed(self, peer: bytes, counted: bool, exc: Exception) -> None:
+        """A failed attempt. One that tested no guess (malformed, another version) is
+        counted with the strangers' lines and cuts nobody off; a wrong code drops every
+        connection (a ROUTER cannot close one), its guest told first."""
+        if not counted:
+            self.refused(f"a guest could not pair ({exc}); that costs no attempt")
+            await self.endpoint.send(ByeFrame(f"pairing failed: {exc}"[:200]), to=peer)
+            return
+        self.say(f"a guest failed to pair: {exc}")
+        over = self.gate.code != self.shown  # that was the code's last attempt
+        bye = PAIRING_OVER_REASON if over else f"pairing failed: {exc}"[:200]
+        await self.endpoint.send(ByeFrame(bye), to=peer)
+        await asyncio.sleep(0.05)  # let the bye go before the connection is cut
+        await self.endpoint.drop_connections()
+        if not over:
+            left = self.gate.attempts_left
+            self.say(f"{left} pairing attempt{'' if left == 1 else 's'} left with this code")
+
+    def _show_new_code(self) -> None:
+        """Say the new code once the gate replaced one that had its attempts."""
+        if self.gate is None or self.gate.code == self.shown:
+            return
+        self.say(f"the pairing code {self.shown} had its {self.gate.limit} attempts: it works "
+                 "no more, so that nobody can go on guessing it")  # fmt: skip
+        self.shown = self.gate.code
+        wait = math.ceil(self.gate.paused_for)
+        taken = f", taken in {wait} s" if wait else ""
+        self.say(f"pairing code: {self.shown}  (a new one{taken}; a guest you paired with "
+                 "before needs none)")  # fmt: skip
 
 
 async def admit_guest(
@@ -108,11 +177,9 @@ async def admit_guest(
     """The host, before the game: wait for a pinned guest (its first ``have``) or a
     guest that pairs with the code. Returns the guest's Ed25519 key. Every frame but
     ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair,
-    once on each of its connections); after a failed pairing every connection is
-    dropped. Raises JoinError when the code has had its attempts."""
-    from .pairing import PairingError, PairingRefused
-
-    attempts: dict[bytes, Any] = {}
+    once on each of its connections); after a wrong code every connection is dropped.
+    No guest can stop it: a code that had its attempts is replaced, and the new code
+    shown (see :class:`_Pairings`)."""
     # key -> the connection it was told on: once per connection, since its next frames
     # (resyncs) need no second bye, but a new `join` with that key does
     told: dict[bytes, int] = {}
@@ -124,45 +191,17 @@ async def admit_guest(
         if (line := refusal_line(refusals, text)) is not None:
             say(line)
 
+    pairings = _Pairings(endpoint, gate, say, refused)
     while True:
         ev = await endpoint.recv()
         if isinstance(ev, Received) and isinstance(ev.frame, PairFrame):
-            peer = ev.peer
-            hp = attempts.get(peer)
-            try:
-                if hp is None:
-                    hp = attempts[peer] = gate.begin(peer)
-                reply = hp.receive(ev.frame.payload)
-            except PairingRefused as exc:
-                attempts.pop(peer, None)
-                await endpoint.send(ByeFrame(f"pairing refused: {exc}"), to=peer)
-                await endpoint.drop_connections()
-                raise JoinError(f"pairing refused: {exc}") from None
-            except PairingError as exc:
-                attempts.pop(peer, None)
-                say(f"a guest failed to pair: {exc}")
-                over = gate.refused is not None  # that was the code's last try
-                bye = PAIRING_OVER_REASON if over else f"pairing failed: {exc}"[:200]
-                await endpoint.send(ByeFrame(bye), to=peer)
-                await asyncio.sleep(0.05)  # let the bye go before the connection is cut
-                await endpoint.drop_connections()
-                if over:
-                    raise JoinError(f"{gate.failures} failed pairing attempts with this code: "
-                                    "stopped pairing, so nobody can go on guessing it (the "
-                                    "guest was told); host again for a new code") from None
-                left = gate.attempts_left
-                say(f"{left} pairing attempt{'' if left == 1 else 's'} left with this code")
-                continue
-            if reply is not None:
-                await endpoint.send(PairFrame(reply), to=peer)
-                continue
-            guest = hp.peer_key
-            assert guest is not None
-            peers.pin(guest, "")
-            endpoint.pin(peer)
-            known[peer] = guest
-            say(f"paired with a guest, key fingerprint {fingerprint(guest)}; "
-                "next time no code is needed")  # fmt: skip
+            guest = await pairings.take(ev.peer, ev.frame.payload)
+            if guest is not None:
+                peers.pin(guest, "")
+                endpoint.pin(ev.peer)
+                known[ev.peer] = guest
+                say(f"paired with a guest, key fingerprint {fingerprint(guest)}; "
+                    "next time no code is needed")  # fmt: skip
             continue  # its first `have` makes it the guest
         if isinstance(ev, Received) and ev.peer in endpoint.pinned and ev.peer in known:
             endpoint.events.put_nowait(ev)  # the session answers this `have`

@@ -42,6 +42,7 @@ from .log import (
     Owed,
     Verdict,
     claim_body,
+    claim_waits,
     judge_claim,
     nonce_hash,
 )
@@ -140,6 +141,7 @@ class EarlyClaim:
 
 
 #: Early claims held at most at once (a claim ends the match: one is the normal case).
+#: One more is refused (dropped, as a transport fault), never let through.
 MAX_EARLY = 8
 #: Entries kept in memory, at most, while an earlier entry of their feed is missing.
 MAX_AHEAD = 256
@@ -207,7 +209,7 @@ class PeerProtocol:
         self._waiting: tuple[int, str] | None = None
         self._since = 0.0
         self._owing_since: float | None = None  # since when this player owes an entry
-        self._frozen_since: float | None = None  # see frozen()
+        self._resumed: tuple[float, Owed | None, int] = (0.0, None, -2)  # see resumed()
         self._owing_moves = -1  # the hand's moves when _owing_since was last checked
         self._waiting_moves = -1  # the same, for _since
         self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
@@ -311,39 +313,51 @@ class PeerProtocol:
                             "`ginp2p resume FILE` (`ginp2p games` lists it)")  # fmt: skip
             out.append(Refused(self.refused))
             return out
-        if self._after_break(e, out) or self._held_back(e, out) or self._ahead(e, out):
-            return out
-        self._add(e, out)
+        self._admit([e], out)
         if auto:
             out += self.advance()
         return out
 
-    def _add(self, entry: Entry, out: list[Output]) -> None:
-        """Add ``entry`` to the log, then any held entries it lets follow; fold once."""
-        stored, todo = False, [entry]
+    def _admit(self, entries: list[Entry], out: list[Output]) -> None:
+        """The one way an entry of the other peer gets into the log.
+
+        Received, released from the hold of entries ahead of a gap, or let through
+        after being held back as a claim that came too soon: every entry passes the
+        same checks in the same order, whatever order it arrived in, so a buffer is
+        never a way around a rule. Then the entries waiting for one just stored are
+        admitted the same way; the table is folded once at the end.
+        """
+        stored, todo = False, list(entries)
         while todo:
             e = todo.pop(0)
-            for added in [] if self._after_break(e, out) else self.log.add_entry(e).all():
+            if self._after_break(e, out) or self._ahead(e, out) or self._held_back(e, out):
+                continue
+            for added in self.log.add_entry(e).all():
                 if added.stored:
                     assert added.entry is not None
                     out.append(Save(added.entry))
                     stored = True
                 elif added.outcome is Outcome.DROPPED:
                     out.append(Dropped(added.reason))
-            if not todo and self._ahead_of:
+            if not todo and self._ahead_of and stored:
+                # what we owe now decides whether a released claim is early: fold first
+                self._refresh(out)
+                self._watch(out)
+                stored = False
                 todo = self._next_in_line()
         if stored:
             self._refresh(out)
 
     def _after_break(self, e: Entry, out: list[Output]) -> bool:
-        """Drop an entry that follows a problem in its author's feed (log.md §6).
+        """Drop an entry at or after a problem in its author's feed (log.md §6).
 
         Nothing after a fork, a broken chain, a backwards ack or a chat flood is ever
-        placed, and the problem already convicts its author: storing more would only
-        let a cheater fill our memory and disk after the verdict.
+        placed, and the problem already convicts its author with the entries stored
+        (two variants prove a fork): storing more would only let a cheater fill our
+        memory and disk, and make every arrival rebuild the order, after the verdict.
         """
         stop = self.log.broken_at(e.author)
-        if stop is None or e.seq <= stop:
+        if stop is None or e.seq < stop or e.id in self.log:
             return False
         out.append(Dropped(f"its author's feed broke at seq {stop}"))
         return True
@@ -357,7 +371,9 @@ class PeerProtocol:
         all. Held here (at most ``MAX_AHEAD``), it is stored when its predecessor is; if
         it is dropped, resync sends it again once it can be placed.
         """
-        if e.kind == "hello" or e.seq <= 1 or self.log.at(e.author, e.seq - 1):
+        if e.kind == "hello" or e.seq <= 1:
+            return False
+        if self.log.game is not None and self.log.at(e.author, e.seq - 1):
             return False
         if e.id not in self._ahead_of:
             if len(self._ahead_of) >= MAX_AHEAD:
@@ -368,6 +384,8 @@ class PeerProtocol:
 
     def _next_in_line(self) -> list[Entry]:
         """The held entries whose predecessor is now stored, taken out of the hold."""
+        if self.log.game is None:
+            return []
         ready = [e for e in self._ahead_of.values() if self.log.at(e.author, e.seq - 1)]
         for e in ready:
             del self._ahead_of[e.id]
@@ -401,14 +419,30 @@ class PeerProtocol:
         o = self.table.owes(self.opponent)
         if o is None or self._waiting is None or self.log.game is None:
             return None  # (before both hellos there is no game to append a claim to)
-        return o if now - self._since >= self.table.claim_timeout else None
+        if now - self._since < self.table.claim_timeout or self.claim_waits():
+            return None
+        return o
 
-    def frozen(self, since: float | None) -> None:
-        """This process was frozen from ``since`` (a laptop's lid, SIGSTOP) and has just
-        come back; None once it has heard the other side again. What it owes from
-        entries read meanwhile is owed from ``since``: they may have come at any time
-        while it was away, and its player was away for all of it."""
-        self._frozen_since = since
+    def claim_waits(self) -> bool:
+        """A claim now would have no effect: the other player's own claim was beaten by
+        an entry of ours it has not acknowledged (it may have left, believing it had
+        won), so its time runs from when it receives that entry, which no entry shows."""
+        feeds: tuple[list[Entry], list[Entry]] = ([], [])
+        for p in self.log.linear().order:
+            feeds[p.entry.author].append(p.entry)
+        mine = feeds[self.me]
+        return claim_waits(feeds[self.opponent], mine, (mine[-1].seq if mine else 0) + 1)
+
+    def resumed(self, since: float) -> None:
+        """This game was rebuilt from its files, last written at ``since`` (on the clock
+        given to the protocol). What the files say this player owed, it has owed since
+        then: it knew. What it comes to owe through entries read from now on, it owes
+        from when it reads them, as always: a player's time counts from when it could
+        first see what it owes (a claimant who left comes back to a move that beat its
+        claim: its answer is due from now, not from when it left)."""
+        m = self.table.match
+        moves = len(m.hand.moves) if m is not None and m.hand is not None else -1
+        self._resumed = (since, self.table.owes(self.me), moves)
 
     def owing_for(self, now: float | None = None) -> float | None:
         """How long this player has owed an entry (the other side may claim after the
@@ -510,20 +544,24 @@ class PeerProtocol:
         the claim on the wire. Without this a peer that claims at once would win
         every match against a person who takes a few seconds to move.
         """
-        if self.log.game is None or self._owing_since is None:
-            return False
-        if e.kind != "claim" or e.author != self.opponent or e.game != self.log.game:
-            return False
-        if e.id in self.log or getattr(e.body, "owed_author", None) != self.me:
-            return False
-        if not self._too_soon(e):
+        against_us = (
+            e.kind == "claim" and e.author == self.opponent and self.log.game is not None
+            and e.game == self.log.game and e.id not in self.log
+            and getattr(e.body, "owed_author", None) == self.me
+        )  # fmt: skip
+        if not against_us or not self._too_soon(e):
             self._early.pop(e.id, None)
             return False
         if e.id not in self._early:
             key = self.log.key(e.author)
-            if len(self._early) >= MAX_EARLY or key is None or not e.verify(key):
+            if key is None or not e.verify(key):
                 return False  # the log judges (and drops) it as usual
+            if len(self._early) >= MAX_EARLY:
+                # refused, not let through: resync sends it again, once it is no longer early
+                out.append(Dropped(f"more than {MAX_EARLY} claims came too soon"))
+                return True
             self._early[e.id] = e
+            assert self._owing_since is not None  # (too soon: we owe)
             out.append(EarlyClaim(self._now - self._owing_since, self.table.claim_timeout))
         return True
 
@@ -531,14 +569,15 @@ class PeerProtocol:
         """Whether we still owe what ``claim`` names, for less than the timeout."""
         if self._owing_since is None or self._now - self._owing_since >= self.table.claim_timeout:
             return False
-        return judge_claim(claim, self.log.since(self.me, claim.ack_seq)).verdict is Verdict.OPEN
+        verdict = judge_claim(claim, self.log.since(self.me, claim.ack_seq),
+                              self.log.since(self.opponent, 0))  # fmt: skip
+        return verdict.verdict in (Verdict.OPEN, Verdict.WAITING)
 
     def _let_through(self, out: list[Output]) -> None:
-        """Put held claims into the log once our owed entry is out or the time is up."""
-        for id, claim in list(self._early.items()):
-            if not self._too_soon(claim):
-                del self._early[id]
-                self._add(claim, out)
+        """Admit held claims once our owed entry is out or the time is up."""
+        due = [claim for claim in self._early.values() if not self._too_soon(claim)]
+        if due:
+            self._admit(due, out)
 
     def _refresh(self, out: list[Output]) -> None:
         start = self.table.update(self.log.linear())
@@ -570,8 +609,9 @@ class PeerProtocol:
         if mine is None:
             self._owing_since = None
         elif self._owing_since is None or moves != self._owing_moves:
-            since = self._frozen_since
+            since = self._resumed[0] if self._resumed[1:] == (mine, moves) else None
             self._owing_since = self._now if since is None else min(since, self._now)
+        self._resumed = (0.0, None, -2)  # only what was owed when the files were read
         self._owing_moves = moves
         o = self.table.owes(self.opponent)
         now = (o.author, o.what) if o is not None else None

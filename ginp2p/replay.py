@@ -39,7 +39,7 @@ from .logfile import FileError, SecretsFile, read_error, read_records, secrets_p
 from .match import MatchState
 from .rules import RuleSet
 from .table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
-from .words import action_words, match_end_words, preset_words, result_words
+from .words import action_words, for_screen, match_end_words, preset_words, result_words
 
 __all__ = [
     "DAMAGED",
@@ -387,7 +387,7 @@ class Replay:
             return f"match over: {n[m.winner]} wins, {s[m.winner]} to {s[1 - m.winner]} " \
                    f"({match_end_words(m.end, n[1 - m.winner])})"
         if step.cheat is not None:
-            return f"frozen: {step.cheat.describe(n)}"
+            return f"frozen: {for_screen(step.cheat.describe(n))}"  # a false dispute's rule
         if step.owed:
             o = step.owed[0]
             if o.kinds == frozenset(ev.ACTION_KINDS) and step.hand_state is not None:
@@ -439,15 +439,17 @@ class Replay:
         if k == "checkpoint":
             s = b.scores
             return f"{who} signs the result of hand {hand}: {n[0]} {s.host}, {n[1]} {s.guest}"
+        # below, the words a player wrote, as a screen may show them (the log keeps
+        # them as signed; the names come filtered from the table)
         if k == "resign":
-            reason = f": {b.reason}" if b.reason else ""
+            reason = f": {for_screen(b.reason)}" if b.reason else ""
             return f"{who} resigns{reason}"
         if k == "claim":
-            return f"{who} claims the match: {n[b.owed_author]} owes {b.what}"
+            return f"{who} claims the match: {n[b.owed_author]} owes {for_screen(b.what)}"
         if k == "dispute":
-            return f"{who} disputes an entry of {other} ({b.rule})"
+            return f"{who} disputes an entry of {other} ({for_screen(b.rule)})"
         if k == "chat":
-            return f"{who} says: {b.text}"
+            return f"{who} says: {for_screen(b.text)}"
         if step.action is not None:
             return self._describe_move(step, view, pretty)
         return f"{who}: {k}"
@@ -693,7 +695,8 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
     cheat_at: int | None = None
     c = report.cheat
     if c is not None:
-        text = f"{c.describe(names)} [rule {c.rule}]"
+        # a false dispute is told with the disputer's own rule text
+        text = for_screen(f"{c.describe(names)} [rule {c.rule}]")
         placed = lin.placed(c.entry)
         if placed is None:  # one of two entries at one seq, or never placed
             same = (x for x in lin.order if (x.entry.author, x.entry.seq) == (c.author, c.seq))
@@ -710,12 +713,15 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
         if x.void:
             out[x.index] = Mark("void", "void: written after its author's resign or a "
                                 "claim against it; kept without effect")  # fmt: skip
-        elif (v := lin.claims.get(x.entry.id)) is not None and v.verdict in (
-                ClaimVerdict.BEATEN, ClaimVerdict.INVALID):  # fmt: skip
+        elif (v := lin.claims.get(x.entry.id)) is not None and not v.verdict.takes_effect:
             owing = names[x.entry.body.owed_author]
-            out[x.index] = Mark("void", f"beaten: {owing} answered before the claim reached "
-                                "them; the match went on" if v.verdict is ClaimVerdict.BEATEN
-                                else f"invalid claim ({v.reason}); without effect")  # fmt: skip
+            out[x.index] = Mark("void", {
+                ClaimVerdict.BEATEN: f"beaten: {owing} answered before the claim reached "
+                                     "them; the match went on",
+                ClaimVerdict.WAITING: f"without effect for now: {owing}'s own claim was "
+                                      "answered by a move they have not acknowledged, so "
+                                      "their time runs from when they receive it",
+            }.get(v.verdict, f"invalid claim ({v.reason}); without effect"))
     if cheat_at is not None:
         # the table freezes where the cheat is found: at the entry itself, or at the
         # openings when only the seeds show it (the moves between were played)

@@ -48,6 +48,7 @@ from .commands import (
 from .events import LocalProtocolError
 from .identity import fingerprint
 from .log import ANOTHER_GAME, GUEST, Entry, LogError
+from .log import Verdict as ClaimVerdict
 from .logfile import LogFile, SecretsFile
 from .match import MatchEnd
 from .net import (
@@ -91,7 +92,7 @@ from .protocol import (
 )
 from .rules import RuleSet
 from .table import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved
-from .words import action_words, match_end_words, preset_words, setting_value
+from .words import action_words, for_screen, match_end_words, preset_words, setting_value
 
 __all__ = [
     "Session",
@@ -493,7 +494,8 @@ class Session:
             return self.match_line(what)
         if isinstance(what, CheatDetected):
             where = f"; the evidence is in {self.game_path}" if self.game_path else ""
-            return "CHEAT: " + what.cheat.describe(self.proto.table.names) + where
+            # a false dispute is told in the disputer's own words (its rule)
+            return "CHEAT: " + for_screen(what.cheat.describe(self.proto.table.names)) + where
         if isinstance(what, Chatted):
             return f"{names[what.player]}: {what.text}"
         if isinstance(what, EarlyClaim):
@@ -552,13 +554,12 @@ class Session:
         player quits, or a fatal error (refused, version mismatch, host unreachable)."""
         self._started = self._last_heard = self.now()
         if self.away_since is not None and not self.proto.finished:
-            # Resumed: the player was away since the files were last written, as after a
-            # freeze. What it owes is owed from then, and a claim made meanwhile is read
+            # Resumed: the player was away since the files were last written. What its
+            # files say it owes is owed from then, and a claim made meanwhile is read
             # before the computer moves (``settling``): else its first move, not acking
-            # the claim it had not yet heard, would beat a claim rightly made. Not when
-            # its log said the match was over: then it had every reason to leave (its
-            # own claim stood there, say), and what turns up now is owed from now.
-            self.proto.frozen(self.now() - max(0.0, time.time() - self.away_since))
+            # the claim it had not yet heard, would beat a claim rightly made. What it
+            # comes to owe through entries it reads now is owed from now.
+            self.proto.resumed(self.now() - max(0.0, time.time() - self.away_since))
             self._woke = self.now()
         tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
                  asyncio.ensure_future(self.player.run(self))]  # fmt: skip
@@ -620,7 +621,6 @@ class Session:
         now = self.now()
         if self._last_item is not None and now - self._last_item > self.tick_s + STALL_S:
             self._woke = now
-            self.proto.frozen(self._last_item)
             if self.link_up:
                 await self._send_have(reply=True)
         elif self._woke is not None and not self.settling:
@@ -629,7 +629,6 @@ class Session:
     def _settled(self) -> None:
         """Back from a freeze and caught up (or given up waiting): moves and claims go on."""
         self._woke = None
-        self.proto.frozen(None)
 
     @property
     def settling(self) -> bool:
@@ -669,7 +668,7 @@ class Session:
             return
         if p.refused is not None:
             await self._send(ByeFrame(f"refused: {p.refused}"[:200]))
-            self._end(1, "error", f"stopped: {p.refused}")
+            self._end(1, "error", f"stopped: {for_screen(p.refused)}")  # may name the host's rules
             return
         await self._check_done()
         if self.result is not None:
@@ -717,7 +716,7 @@ class Session:
                                  "must open the same game; `ginp2p games` lists yours")  # fmt: skip
             elif isinstance(o, Refused):
                 if self.rules_pending is None:  # else not refused yet: the player is asked
-                    self.say(f"refused: {o.reason}")
+                    self.say(f"refused: {for_screen(o.reason)}")  # may name the host's rules
             else:
                 self.stats.seen.append(o)
                 self.player.event(self, o)
@@ -979,7 +978,8 @@ class Session:
         self._claim_unconfirmed = self._our_claim and not confirmed
         # Our claim stands only once the other side has it: a move of theirs that it
         # has not reached beats it. So a claimant waits as long as a player may owe,
-        # and at a table, until the player leaves it.
+        # and at a table, until the player leaves it. Even then the unsigned `have`
+        # makes nothing final: the last line says what only a signed entry would prove.
         wait = max(self.linger, p.table.claim_timeout) if self._our_claim else self.linger
         if confirmed or now - self.finishing > wait:
             if not confirmed and self._our_claim and self.player.stays_at_the_end:
@@ -998,6 +998,14 @@ class Session:
         return self._claim_unconfirmed and self.result is None
 
     @property
+    def _claim_stands(self) -> bool:
+        """The claim that ended the match is acked by the player it names (signed proof
+        that it reached them before they answered)."""
+        claims = self.proto.table.claims
+        verdict = self.proto.log.linear().claims.get(claims[-1].id) if claims else None
+        return verdict is not None and verdict.verdict is ClaimVerdict.STANDS
+
+    @property
     def _our_claim(self) -> bool:
         """The match ended on our claim (the other player forfeits for not answering)."""
         return self.proto.table.forfeited == (self.proto.opponent, "claim")
@@ -1009,6 +1017,10 @@ class Session:
         m = p.table.match
         end = m.end if m is not None else forfeit[1] if forfeit is not None else None
         note = "" if confirmed else " (could not confirm the other player has every entry)"
+        if confirmed and self._our_claim and not self._claim_stands:
+            note = (f" (unless {self.opponent_name} answers with a move made before your "
+                    "claim reached them: nothing they signed acknowledges it, and such a "
+                    "move reopens the match)")  # fmt: skip
         if not confirmed and self._our_claim:
             note = (f" (your claim has not reached {self.opponent_name}: a move of theirs "
                     "that it has not reached beats it; `ginp2p resume "

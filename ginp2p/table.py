@@ -45,7 +45,6 @@ from .log import (
     Owed,
     Placed,
     Problem,
-    Verdict,
     first_dealer,
     game_id,
 )
@@ -857,6 +856,7 @@ class Table:
         if pos in h.known or h.locks[GUEST] is None or h.locks[HOST] is None:
             return
         keys = [h.keys[HOST].get(pos), h.keys[GUEST].get(pos)]
+        derived = [a for a in (HOST, GUEST) if keys[a] is None]  # from seeds, not the log
         if self.viewer is not None and keys[self.viewer] is None:
             keys[self.viewer] = self._my_key(h, pos)
         for a in (HOST, GUEST):
@@ -873,8 +873,16 @@ class Table:
                 self._cache[cache_key] = None
         index = self._cache[cache_key]
         if index is None:
+            for a in derived:  # a key from seeds is only as good as the steps they gave
+                secrets = h.opened[a] or (self._seeds(h.number) if a == self.viewer else None)
+                own = self._steps_cheat(h, a, secrets) if secrets is not None else None
+                if own is not None:
+                    raise _Broken(own.rule, own.detail, self._placed_entry(own))
             raise _Broken("not-a-card", f"position {pos} does not unmask to a card")
         h.known[pos] = Card.from_index(index)
+
+    def _placed_entry(self, cheat: Cheat) -> Entry:
+        return next(x for x in self._s.placed[cheat.author] if x.id == cheat.entry)
 
     def _deal(self, h: HandFold) -> None:
         s = self._s
@@ -965,25 +973,84 @@ class Table:
             self._recompute(h)
 
     def _settle_dispute(self, h: HandFold) -> None:
-        """The disputer opened its seeds: with them, every key the accused published for
-        the disputer's cards can be checked by anyone."""
+        """The disputer opened its seeds: its own steps are checked against them first
+        (a disputer whose lock keys do not come from its seeds would otherwise make the
+        accused's honest keys look wrong), then every key the accused published is read
+        with the disputer's derived keys. Whoever is found out forfeits; if nobody is,
+        the dispute was false."""
         s = self._s
         assert s.pending_dispute is not None
         disputer, named, _, rule = s.pending_dispute
         s.pending_dispute = None
-        accused = 1 - disputer
-        entry = next(x for x in s.placed[accused] if x.id == named)
-        for pos in sorted(h.keys[accused]):
-            try:
-                self._read(h, pos, None)
-            except _Broken as b:
-                self._convict(Cheat(accused, entry.id, entry.seq, h.number, b.rule, b.detail))
-                return
+        cheat = self.opener_cheat(h, disputer)
+        if cheat is not None:
+            self._convict(cheat)
+            return
         # the false statement is the dispute itself (the open only settles it)
         dispute = next(x for x in reversed(s.placed[disputer])
                        if x.kind == "dispute" and x.body.entry == named)  # fmt: skip
-        self._convict(Cheat(disputer, dispute.id, dispute.seq, h.number, "false-dispute",
-                            f"{s.names[disputer]} disputed an entry that checks out ({rule})"))
+        words = f"{s.names[disputer]} disputed an entry that checks out ({for_screen(rule)})"
+        self._convict(Cheat(disputer, dispute.id, dispute.seq, h.number, "false-dispute", words))
+
+    def opener_cheat(self, h: HandFold, x: int) -> Cheat | None:
+        """The verdict when player ``x``'s opened seeds are the only ones to judge by
+        (a dispute's opener, or the one player who opened a hand): ``x``'s own logged
+        steps must follow from its seeds, and only then does every key the other player
+        published have to unmask, with ``x``'s derived key, to a card, each card once.
+        The live table and the audit judge by this one function."""
+        s = self._s
+        opened = h.opened[x]
+        assert opened is not None
+        own = self._steps_cheat(h, x, opened)
+        if own is not None or h.locks[HOST] is None or h.locks[GUEST] is None:
+            return own
+        y, d4 = 1 - x, h.deck(4)
+        seen: dict[int, int] = {}
+        for pos, key in sorted(h.keys[y].items()):
+            try:
+                index: int | None = sh.unmask(d4[pos], key, opened.card_key(pos), h.n)
+            except sh.ShuffleError:
+                index = None
+            if index is None:
+                rule, detail = "not-a-card", (
+                    f"position {pos} does not unmask to a card with {s.names[y]}'s key and "
+                    f"{s.names[x]}'s opened seeds")  # fmt: skip
+            elif index in seen:
+                rule, detail = "not-a-permutation", (
+                    f"positions {seen[index]} and {pos} both unmask to "
+                    f"{Card.from_index(index)} with {s.names[x]}'s opened seeds")  # fmt: skip
+            else:
+                seen[index] = pos
+                continue
+            bad = self._key_entry(h, y, pos)
+            return None if bad is None else Cheat(y, bad.id, bad.seq, h.number, rule, detail)
+        return None
+
+    def _steps_cheat(self, h: HandFold, x: int, secrets: sh.HandSecrets) -> Cheat | None:
+        """The first of ``x``'s logged steps of hand ``h`` that ``secrets`` do not give."""
+        s = self._s
+        openings: list[sh.HandSecrets | None] = [None, None]
+        openings[x] = secrets
+        try:
+            mismatch = sh.recompute(self._shuffle_log(h), openings, executor=self.executor)
+        except sh.ShuffleError:
+            return None  # an input deck of the other is unusable: caught on receipt
+        bad = self._step_entry(h, mismatch) if mismatch is not None else None
+        if mismatch is None or bad is None:
+            return None
+        return Cheat(x, bad.id, bad.seq, h.number, f"not-from-seeds:{mismatch.step}",
+                     f"{s.names[x]}'s {mismatch.step} does not follow from their seeds "
+                     f"({mismatch.detail})")  # fmt: skip
+
+    def _shuffle_log(self, h: HandFold) -> sh.ShuffleLog:
+        """What the log holds of hand ``h``'s shuffle, as the recompute reads it."""
+        s = self._s
+        assert s.game is not None
+        log = sh.ShuffleLog(s.game, h.number, h.n, s.k, h.first)
+        log.commits, log.shuffles, log.shuffle_ids = h.commits, h.shuffles, h.shuffle_ids
+        log.challenges = list(h.challenges)
+        log.answers, log.locks, log.keys = h.answers, h.locks, h.keys
+        return log
 
     def _opening(self, e: Entry, h: HandFold) -> None:
         s = self._s
@@ -999,11 +1066,7 @@ class Table:
 
     def _recompute(self, h: HandFold) -> None:
         s = self._s
-        assert s.game is not None
-        log = sh.ShuffleLog(s.game, h.number, h.n, s.k, h.first)
-        log.commits, log.shuffles, log.shuffle_ids = h.commits, h.shuffles, h.shuffle_ids
-        log.challenges = list(h.challenges)
-        log.answers, log.locks, log.keys = h.answers, h.locks, h.keys
+        log = self._shuffle_log(h)
         key = ("recompute", h.number, *(h.commit_ids), *(h.shuffle_ids))
         if key not in self._cache:
             try:
@@ -1031,21 +1094,28 @@ class Table:
         """The entry a recompute mismatch names: its author's entry of that step (for a
         key, the one that published it), else its author's opening. Never the entry
         being folded: the other player's opening only made the mismatch visible."""
-        opening = None
-        for x in self._s.placed[mismatch.author]:
-            if getattr(x.body, "hand", None) != h.number:
-                continue
-            if x.kind == "open":
-                opening = opening or x
-            if mismatch.step == "key" and mismatch.index is not None:
-                b = x.body
+        a, index = mismatch.author, mismatch.index
+        if mismatch.step == "key" and index is not None:
+            found = self._key_entry(h, a, index)
+        else:
+            found = next((x for x in self._hand_entries(h, a) if x.kind == mismatch.step), None)
+        return found or next((x for x in self._hand_entries(h, a) if x.kind == "open"), None)
+
+    def _hand_entries(self, h: HandFold, author: int) -> Iterable[Entry]:
+        return (x for x in self._s.placed[author] if getattr(x.body, "hand", None) == h.number)
+
+    def _key_entry(self, h: HandFold, author: int, pos: int) -> Entry | None:
+        """The entry in which ``author`` published its key for ``pos`` in hand ``h``."""
+        for x in self._hand_entries(h, author):
+            b = x.body
+            if x.kind == "stock_key":
+                positions = [b.pos]
+            else:
                 keys = b.deal_keys if x.kind == "lock" else getattr(b, "keys", ())
-                positions = [b.pos] if x.kind == "stock_key" else [k.pos for k in keys]
-                if mismatch.index in positions:
-                    return x
-            elif x.kind == mismatch.step:
+                positions = [k.pos for k in keys]
+            if pos in positions:
                 return x
-        return opening
+        return None
 
     def _on_checkpoint(self, e: Entry) -> None:
         h, s = self._hand_of(e), self._s
@@ -1067,15 +1137,14 @@ class Table:
             self._emit(MatchOver(s.match.winner, MatchEnd.RESIGN, s.match.totals))
 
     def _idle_claim(self, e: Entry) -> bool:
-        """A claim without effect (void, invalid or beaten): nothing to wait for."""
+        """A claim without effect (void, invalid, beaten or waiting): nothing to wait for."""
         verdict = self._claim_verdicts.get(e.id)
-        return e.kind == "claim" and (verdict is None or verdict.verdict in (
-            Verdict.INVALID, Verdict.BEATEN))  # fmt: skip
+        return e.kind == "claim" and (verdict is None or not verdict.verdict.takes_effect)
 
     def _claim(self, e: Entry) -> None:
         s = self._s
         verdict = self._claim_verdicts.get(e.id)
-        if verdict is None or verdict.verdict in (Verdict.INVALID, Verdict.BEATEN):
+        if verdict is None or not verdict.verdict.takes_effect:
             return
         if s.resigned is not None or s.claims:
             return  # a concurrent resign or claim, placed first, ended the match: no effect
@@ -1118,7 +1187,7 @@ class Table:
             return
         raise _Broken(
             "false-dispute",
-            f"{s.names[e.author]} disputed an entry that checks out ({e.body.rule})",
+            f"{s.names[e.author]} disputed an entry that checks out ({for_screen(e.body.rule)})",
         )
 
     def _check_own(self, e: Entry, h: HandFold) -> None:

@@ -216,7 +216,8 @@ def preset_words(rules: RuleSet) -> str:
     """The rules a game is played by, as its reports name them: ``classic``, or
     ``classic with knock_limit=60, game_target=20`` where ``--set`` changed it."""
     changed = rules.changes()
-    return f"{rules.name} with {settings_words(changed)}" if changed else rules.name
+    name = for_screen(rules.name)  # the host's hello names its rules as it likes
+    return f"{name} with {settings_words(changed)}" if changed else name
 
 
 def preset_short(rules: RuleSet, beside: tuple[str, ...] = ()) -> str:
@@ -224,7 +225,8 @@ def preset_short(rules: RuleSet, beside: tuple[str, ...] = ()) -> str:
     ``--set`` changed: ``classic``, or ``classic, changed`` (the help tells them). A
     setting the header shows ``beside`` it (the target, say) is no news."""
     changed = set(rules.changes()) - set(beside)
-    return f"{rules.name}, changed" if changed else rules.name
+    name = for_screen(rules.name)
+    return f"{name}, changed" if changed else name
 
 
 def settings_words(settings: dict[str, object]) -> str:
@@ -392,10 +394,16 @@ def hands_words(numbers: Sequence[int]) -> str:
 
 
 def for_screen(text: str) -> str:
-    """Text from another machine (a name, a chat line, a LAN announcement) as a screen
-    may show it: every character that is not printable becomes \ufffd. That covers
-    terminal escapes, the bidirectional controls (a name could display as another) and
-    the line separators; the joiner of emoji sequences is kept."""
+    """Text from another machine as a screen (or a file for people) may show it: the one
+    filter for everything another peer wrote, be it a name (a hello, a LAN announcement,
+    a pinned player), a chat line, a reason (a bye, a resign), a claim's or a dispute's
+    words, or a rule set's name. Every character that is not printable becomes \ufffd.
+    ``str.isprintable`` is false for the control characters (C0 and C1, so every
+    terminal escape), the format characters (Unicode's Cf: the bidirectional overrides
+    and isolates U+202A..U+202E and U+2066..U+2069, by which a name could display as
+    another, and the invisible U+200B..U+200F), the line and paragraph separators and
+    unassigned code points. The emoji joiner U+200D, a format character too, is kept:
+    it only glues emoji into one picture (a family, a flag) and moves nothing."""
     if text.isprintable():  # nearly always, and checked in C: a refold re-reads every chat
         return text
     return "".join(c if c.isprintable() or c == "\u200d" else "\ufffd" for c in text)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import msgpack
@@ -19,6 +19,7 @@ from ginp2p import events as ev
 from ginp2p import shuffle as sh
 from ginp2p.audit import Report, Verdict, _one_opener, audit, audit_records, worst
 from ginp2p.fakelink import FakeLink, Side, make_pair
+from ginp2p.identity import fingerprint, key_to_text
 from ginp2p.log import GUEST, HOST, Entry, Log, claim_body, sign_entry
 from ginp2p.logfile import LogFile
 from ginp2p.protocol import PeerProtocol
@@ -104,6 +105,30 @@ def test_honest_match_is_clean_with_the_result(honest: Played, report: Report) -
     assert data["verdict"] == "clean" and data["exit"] == 0 and data["winner"] == m.winner
     assert data["preset"] == "classic" and data["rules_changed"] == {"game_target": 10}
     assert len(data["hands"]) == len(report.hands) and data["hands"][1]["result"] is not None
+
+
+def test_the_report_shows_whose_keys_signed_the_log(honest: Played, report: Report) -> None:
+    """Names are what the players called themselves: the report shows each key's
+    fingerprint (as `ginp2p keys` prints it) and who the auditor knows it to be."""
+    keys = [bytes(honest.key(a).verify_key) for a in (HOST, GUEST)]
+    prints = [fingerprint(k) for k in keys]
+    assert report.keys == tuple(keys) and report.known == (None, None)
+    lines = report.text().splitlines()
+    assert lines[2:4] == [f"Keys: host Ann, key {prints[0]} (not a key you know)",
+                          f"      guest Bob, key {prints[1]} (not a key you know)"]  # fmt: skip
+    doc = report.to_json()["keys"]
+    assert doc == [{"feed": feed, "name": name, "key": key_to_text(k), "fingerprint": fp,
+                    "known": None}
+                   for feed, name, k, fp in zip(("host", "guest"), ("Ann", "Bob"), keys, prints,
+                                                strict=True)]  # fmt: skip
+    known = {keys[GUEST]: "you", bytes(32): "paired with you as Zed"}
+    r = audit_records(honest.records, known=known)
+    assert r.known == (None, "you") and r == replace(report, known=(None, "you"))
+    assert f"      guest Bob, key {prints[1]} (you)" in r.text().splitlines()
+    assert [k["known"] for k in r.to_json()["keys"]] == [None, "you"]
+    no_host = audit_records(honest.records[1:])  # no host hello: no host key
+    assert no_host.keys[HOST] is None and no_host.to_json()["keys"][HOST]["fingerprint"] is None
+    assert no_host.text().splitlines()[2] == "Keys: host: no hello in the log, so no key"
 
 
 def test_every_proof_checked_gives_the_same_report(honest: Played, report: Report) -> None:
@@ -626,8 +651,16 @@ def test_an_ack_of_an_entry_not_in_the_file_blames_nobody(honest: Played) -> Non
     fields = log.next_fields(GUEST, "chat", ev.make("chat", "hi"))
     assert fields.ack_seq == cut.seq
     bad = sign_entry(honest.key(GUEST), fields._replace(ack_id=bytes(range(32))))
-    r = audit_records([*records, bad.wire])
-    assert r.verdict is Verdict.DAMAGED and r.cheat is None
+    # nobody else saw it: the guest's own word, set aside; the log stops where it did
+    alone = audit_records([*records, bad.wire])
+    assert alone.verdict is Verdict.INCOMPLETE and alone.damage == () and alone.cheat is None
+    assert [(x.author, x.seqs) for x in alone.set_aside] == [(GUEST, (bad.seq,))]
+    assert alone == replace(audit_records(records), set_aside=alone.set_aside)
+    # the host acks it: the host saw it, so it is damage (the host's entry waits for it)
+    seen = sign_entry(honest.key(HOST), log.next_fields(HOST, "chat", ev.make("chat", "ok"))
+                      ._replace(ack_seq=bad.seq, ack_id=bad.id))  # fmt: skip
+    r = audit_records([*records, bad.wire, seen.wire])
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None and r.set_aside == ()
     assert any(f"acks Ann's entry {cut.seq}" in d and "not in the file" in d for d in r.damage)
     # the host's dispute of it cannot be settled from the file either: not a false dispute
     body = ev.make("dispute", bad.id, "bad-ack", "I never wrote that", [])
@@ -635,6 +668,80 @@ def test_an_ack_of_an_entry_not_in_the_file_blames_nobody(honest: Played) -> Non
     r = audit_records([*records, bad.wire, dispute.wire])
     assert r.verdict is Verdict.DAMAGED and r.cheat is None and r.winner is None
     assert any("cannot settle the dispute" in d for d in r.damage)
+
+
+def _unsupported_chat(honest: Played, loser: int) -> Entry:
+    """The loser's one more chat, signed after the match, whose ack names the winner's
+    last entry with a made-up id: the winner never saw it (its copy lacks it)."""
+    fields = honest.log.next_fields(loser, "chat", ev.make("chat", "you cheated"))
+    assert fields.ack_seq == max(e.seq for e in honest.log.entries() if e.author != loser)
+    return sign_entry(honest.key(loser), fields._replace(ack_id=bytes(range(32))))
+
+
+def test_an_entry_only_its_author_saw_cannot_spoil_a_clean_game(
+        honest: Played, report: Report, tmp_path: Any) -> None:  # fmt: skip
+    """The loser adds to its copy one chat acking the winner's last entry as an id no copy
+    holds. Nothing proves the winner equivocated (anyone can remove records from a copy),
+    nor that the loser lied: the chat is the loser's unsupported statement, listed and set
+    aside, and the game the winner's entries prove stays clean."""
+    m = honest.table.match
+    assert m is not None and m.winner is not None
+    loser = 1 - m.winner
+    bad = _unsupported_chat(honest, loser)
+    theirs = _save(tmp_path / "winner.ginlog", honest.records)
+    mine = _save(tmp_path / "loser.ginlog", [*honest.records, bad.wire])
+    r = audit(mine, theirs)
+    assert r.verdict is Verdict.CLEAN and r.damage == () and r.cheat is None
+    assert (r.hands, r.scores, r.winner, r.entries) == (report.hands, report.scores,
+                                                        report.winner, report.entries)
+    (x,) = r.set_aside
+    assert (x.author, x.seqs, x.ids) == (loser, (bad.seq,), (bad.id,))
+    n = r.names
+    assert x.text == (f"{n[loser]}'s entry {bad.seq} (a chat line) acks {n[m.winner]}'s entry "
+                      f"{bad.ack_seq} as 00010203, which is not in the copies, and no entry of "
+                      f"{n[m.winner]}'s acks it")  # fmt: skip
+    lines = r.text().splitlines()
+    assert lines[0] == "ginp2p audit: CLEAN (exit 0)" and f"  - {x.text}" in lines
+    assert lines[lines.index(f"  - {x.text}") - 1].startswith("Set aside, blaming nobody")
+    (doc,) = r.to_json()["set_aside"]
+    assert doc == {"player": loser, "name": n[loser], "feed": ("host", "guest")[loser],
+                   "seqs": [bad.seq], "entries": [bad.id.hex()], "text": x.text}  # fmt: skip
+    assert audit(mine).verdict is Verdict.CLEAN  # the loser's copy alone says the same
+    # more of the loser's entries after it are set aside with it
+    more = sign_entry(honest.key(loser), bad.fields._replace(
+        seq=bad.seq + 1, prev=bad.id, body=ev.make("chat", "and again")))  # fmt: skip
+    r = audit_records([*honest.records, bad.wire, more.wire])
+    assert r.verdict is Verdict.CLEAN and r.set_aside[0].seqs == (bad.seq, bad.seq + 1)
+    assert r.set_aside[0].text.startswith(f"{n[loser]}'s entries {bad.seq}-{bad.seq + 1} "
+                                          "(from a chat line on): the first acks")  # fmt: skip
+
+
+def test_an_unsupported_entry_the_other_player_acks_stays_damage(
+        honest: Played, tmp_path: Any) -> None:  # fmt: skip
+    """Once an entry of the winner acks the loser's chat, the winner saw it: the id it
+    acks may be the winner's entry removed from both copies, so the copies are damaged,
+    as before; and a fork among the loser's entries is proof whatever anybody saw."""
+    m = honest.table.match
+    assert m is not None and m.winner is not None
+    w, loser = m.winner, 1 - m.winner
+    bad = _unsupported_chat(honest, loser)
+    last = max((e for e in honest.log.entries() if e.author == w), key=lambda e: e.seq)
+    seen = sign_entry(honest.key(w), last.fields._replace(
+        seq=last.seq + 1, prev=last.id, ack_seq=bad.seq, ack_id=bad.id,
+        kind="chat", body=ev.make("chat", "what?")))  # fmt: skip
+    theirs = _save(tmp_path / "winner.ginlog", [*honest.records, bad.wire, seen.wire])
+    mine = _save(tmp_path / "loser.ginlog", [*honest.records, bad.wire])
+    r = audit(mine, theirs)
+    assert r.verdict is Verdict.DAMAGED and r.cheat is None and r.set_aside == ()
+    assert any(f"{r.names[loser]}'s entry {bad.seq} acks" in d and "not in the copies" in d
+               for d in r.damage), r.damage  # fmt: skip
+    assert "Set aside" not in r.text()
+    twins = [sign_entry(honest.key(loser), bad.fields._replace(
+        seq=bad.seq + 1, prev=bad.id, body=ev.make("chat", text))) for text in ("a", "b")]
+    r = audit_records([*honest.records, bad.wire, *(t.wire for t in twins)])
+    assert r.verdict is Verdict.CHEATED and r.set_aside == ()
+    assert r.cheat is not None and (r.cheat.author, r.cheat.rule) == (loser, "equivocation")
+    assert r.cheat.seq == bad.seq + 1
 
 
 def test_a_dispute_of_an_entry_that_checks_out_is_a_cheat(honest: Played) -> None:
@@ -660,13 +767,12 @@ def test_only_one_opening_checks_the_others_keys(honest: Played) -> None:
     table.update(log.linear())
     h = table.hand
     assert h is not None and h.opened[1 - second.author] is not None and not h.checked
-    entries = list(log.linear().entries)
-    assert _one_opener(table, h, entries) is None
+    assert _one_opener(table, h) is None
     # a key of the non-opener that unmasks to no card is the non-opener's
     y = second.author
     pos = min(h.keys[y])
     h.keys[y] = {**h.keys[y], pos: sh.scalar(bytes(32), "card", pos)}
-    cheat = _one_opener(table, h, entries)
+    cheat = _one_opener(table, h)
     assert cheat is not None and (cheat.author, cheat.rule) == (y, "not-a-card")
     published = log.get(cheat.entry)
     assert published is not None and published.author == y

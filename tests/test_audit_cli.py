@@ -6,16 +6,22 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import nacl.signing
 import pytest
 
+from ginp2p import peers
 from ginp2p.audit import Verdict
 from ginp2p.cli import main
-from ginp2p.rules import PRESETS
+from ginp2p.fakelink import FakeLink, make_pair
+from ginp2p.identity import _IDENTITY_HEADER, IDENTITY_FILE, fingerprint
+from ginp2p.logfile import LogFile
+from ginp2p.rules import PRESETS, get_preset
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus"
@@ -164,3 +170,56 @@ def test_both_players_copies_are_judged_together(capsys: pytest.CaptureFixture[s
     assert f"ginp2p audit: error: {whole} and {other} are not copies of one game" in err
     assert main(["audit", whole, str(CORPUS / "no-such.ginlog")]) == 4
     assert "no-such.ginlog: no such file" in capsys.readouterr().err
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory: pytest.TempPathFactory
+           ) -> tuple[Path, list[nacl.signing.SigningKey]]:  # fmt: skip
+    """A short match of the fake link's Ann and Bob, saved; and their signing keys."""
+    rng = random.Random(11)
+    host, guest = make_pair(get_preset("classic").with_(game_target=10), rng)
+    FakeLink(host, guest, rng).run()
+    path = tmp_path_factory.mktemp("game") / "game.ginlog"
+    with LogFile.open(path) as f:
+        for r in host.saved:
+            f.append(r)
+    return path, [host.proto.key, guest.proto.key]
+
+
+def _keys_out(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[str], list[Any]]:
+    """The Keys lines of the audit's text, and the JSON's keys."""
+    main(["audit", *args])
+    lines = [line for line in capsys.readouterr().out.splitlines()
+             if line.startswith(("Keys: ", "      "))]  # fmt: skip
+    main(["audit", *args, "--json"])
+    return lines, json.loads(capsys.readouterr().out)["keys"]
+
+
+def test_the_audit_says_whose_keys_signed_the_log(
+        played: tuple[Path, list[nacl.signing.SigningKey]], tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Anyone can make two keys and call them Ann and Bob: the audit shows each key's
+    fingerprint and says which is the auditor's own (GINP2P_HOME) or a paired player's."""
+    path, keys = played
+    pub = [bytes(k.verify_key) for k in keys]
+    fp = [fingerprint(k) for k in pub]
+    home = tmp_path / "home"
+    lines, doc = _keys_out(capsys, str(path))  # a home with no key: none is created
+    assert lines == [f"Keys: host Ann, key {fp[0]} (not a key you know)",
+                     f"      guest Bob, key {fp[1]} (not a key you know)"]  # fmt: skip
+    assert [(k["feed"], k["name"], k["fingerprint"], k["known"]) for k in doc] == [
+        ("host", "Ann", fp[0], None), ("guest", "Bob", fp[1], None)]  # fmt: skip
+    assert not (home / IDENTITY_FILE).exists()
+    home.mkdir(mode=0o700)  # the auditor played the host; the guest is paired as Robert
+    (home / IDENTITY_FILE).write_text(f"{_IDENTITY_HEADER}\n{bytes(keys[0]).hex()}\n")
+    (home / IDENTITY_FILE).chmod(0o600)
+    peers.pin(pub[1], "Robert", home=home)
+    lines, doc = _keys_out(capsys, str(path))
+    assert lines == [f"Keys: host Ann, key {fp[0]} (you)",
+                     f"      guest Bob, key {fp[1]} (paired with you as Robert)"]  # fmt: skip
+    assert [k["known"] for k in doc] == ["you", "paired with you as Robert"]
+    # fresh keys under the same names (the corpus's Ann and Bob): neither
+    lines, doc = _keys_out(capsys, str(CORPUS / "clean-classic.ginlog"))
+    assert [k["name"] for k in doc] == ["Ann", "Bob"] and [k["known"] for k in doc] == [None, None]
+    assert not {k["fingerprint"] for k in doc} & set(fp)
+    assert all(line.endswith("(not a key you know)") for line in lines) and len(lines) == 2

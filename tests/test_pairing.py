@@ -5,11 +5,14 @@ Every test uses temporary config dirs, never the user's real keys.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import msgpack
 import nacl.bindings
@@ -21,6 +24,8 @@ from hypothesis import strategies as st
 from ginp2p import peers
 from ginp2p.identity import Identity, fingerprint, key_to_text, load_or_create_identity
 from ginp2p.pairing import (
+    PAUSE_MAX_S,
+    PAUSE_S,
     WORDS,
     GuestPairing,
     HostPairing,
@@ -284,19 +289,65 @@ def _attempt(gate: PairingGate, code: str) -> str | None:
     return None
 
 
-def test_gate_refuses_after_three_failures_until_a_new_code() -> None:
-    gate = PairingGate(HOST_KEY, code=CODE)
+class Clock:
+    """The gate's clock, moved by the test: no test waits for a pause in real time."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_a_code_that_had_its_attempts_is_replaced_and_the_new_one_pairs() -> None:
+    """Three wrong codes do not close the gate: it makes a new code at once, takes it
+    after a short pause, and the old code no longer pairs."""
+    clock = Clock()
+    gate = PairingGate(HOST_KEY, code=CODE, clock=clock)
     for n in range(3):
-        assert gate.attempts_left == 3 - n
+        assert gate.attempts_left == 3 - n and gate.code == CODE
         assert _attempt(gate, "9-cat-owl").startswith("wrong pairing code")
-    assert gate.failures == 3 and gate.attempts_left == 0
-    assert "3 failed pairing attempts" in gate.refused
-    with pytest.raises(PairingRefused, match="make a new code"):
+    new = gate.code
+    assert new != CODE and gate.used_up == 1 and gate.attempts_left == 3
+    assert gate.failures == 0 and gate.paused_for == PAUSE_S
+    with pytest.raises(PairingRefused, match="has a new code, and takes it in 2 s"):
         gate.begin()
-    assert _attempt(gate, CODE) is not None  # even the right code now
-    gate.new_code(CODE)
-    assert gate.refused is None and _attempt(gate, CODE) is None
+    assert gate.attempts_left == 3, "a request in the pause costs nothing"
+    clock.now += PAUSE_S
+    assert gate.refused is None
+    assert _attempt(gate, CODE).startswith("wrong pairing code"), "the old code is over"
+    assert gate.code == new and gate.attempts_left == 2
+    assert _attempt(gate, new) is None
     assert gate.paired_key is not None
+
+
+def test_each_code_used_up_doubles_the_pause_up_to_a_minute() -> None:
+    """A stranger who spends code after code gets a few guesses a minute at most."""
+    clock = Clock()
+    gate = PairingGate(HOST_KEY, clock=clock)
+    pauses = []
+    for _ in range(8):
+        for _ in range(3):
+            assert _attempt(gate, "9-cat-owl") is not None
+        pauses.append(gate.paused_for)
+        clock.now += gate.paused_for
+    assert pauses == [2, 4, 8, 16, 32, PAUSE_MAX_S, PAUSE_MAX_S, PAUSE_MAX_S]
+
+
+def test_guests_that_walk_away_do_not_jam_the_gate() -> None:
+    """Three requests answered and never confirmed use the code up: the next guest
+    makes a new code (the unanswered ones void with the old one) instead of finding
+    the gate shut for good."""
+    clock = Clock()
+    gate = PairingGate(HOST_KEY, code=CODE, clock=clock)
+    walked = [gate.begin() for _ in range(3)]
+    answers = [hp.receive(GuestPairing("9-cat-owl", keys()[0]).start()) for hp in walked]
+    assert all(answers) and gate.attempts_left == 0 and "3 still unanswered" in gate.refused
+    with pytest.raises(PairingRefused, match="has a new code"):
+        gate.begin()
+    assert gate.code != CODE and gate.used_up == 1
+    clock.now += PAUSE_S
+    assert _attempt(gate, gate.code) is None
 
 
 def test_gate_counts_walking_away_and_spends_the_code_on_success() -> None:
@@ -335,6 +386,47 @@ def test_gate_new_code_voids_attempts_in_flight() -> None:
     with pytest.raises(PairingError, match="code changed"):
         hp.receive(gp.receive(m2))
     assert gate.failures == 0 and gate.attempts_left == 3
+
+
+#: Requests that test no guess: the spake2 package refuses the first three, the rest
+#: fail before it. Each is what a stranger on the LAN can send with no code at all.
+_MALFORMED = {
+    "33 random bytes": lambda key: msgpack.packb([1, key, b"\x00" + bytes(range(32))]),
+    "no point": lambda key: msgpack.packb([1, key, b"B" + b"\xff" * 32]),
+    "reflected": lambda key: msgpack.packb([1, key, b"A" + bytes(32)]),
+    "32 bytes": lambda key: msgpack.packb([1, key, b"B" + bytes(31)]),
+    "no msgpack": lambda key: b"\xc1" * 40,
+    "another version": lambda key: msgpack.packb([2, key, b"B" + bytes(32)]),
+    "no key": lambda key: msgpack.packb([1, bytes(32), b"B" + bytes(32)]),
+    "the host's key": lambda key: msgpack.packb([1, HOST_KEY, b"B" + bytes(32)]),
+}
+
+
+@pytest.mark.parametrize("what", _MALFORMED)
+def test_malformed_requests_cost_no_attempt(what: str) -> None:
+    """Ten of them, as many as a stranger likes: the code keeps its three attempts,
+    and the guest with the code still pairs."""
+    gate = PairingGate(HOST_KEY, code=CODE)
+    for _ in range(10):
+        hp = gate.begin()
+        with pytest.raises(PairingError) as err:
+            hp.receive(_MALFORMED[what](keys()[0]))
+        assert not isinstance(err.value, PairingRefused) and not hp.counted
+    assert (gate.attempts_left, gate.failures, gate.used_up, gate.code) == (3, 0, 0, CODE)
+    assert _attempt(gate, CODE) is None
+
+
+@_fast
+@given(_peer_bytes)
+def test_only_a_request_the_host_answers_costs_an_attempt(data: bytes) -> None:
+    gate = PairingGate(HOST_KEY, code=CODE)
+    hp = gate.begin()
+    try:
+        answered = hp.receive(data) is not None
+    except PairingError:
+        answered = False
+    assert hp.counted == answered
+    assert gate.attempts_left == 3 - answered and gate.failures == 0 and gate.code == CODE
 
 
 # ------------------------------------------------------------------------ codes
@@ -460,7 +552,6 @@ def test_strangers_at_the_door_do_not_push_the_code_off_the_screen() -> None:
     told five times, then only counted; the pairing code stays on the screen, and a
     pinned guest still gets in."""
     import asyncio
-    from typing import Any
 
     from ginp2p.net import NET_VERSION, REFUSED_HANDSHAKE, BadFrame, HaveFrame, Received, Rejected
     from ginp2p.pregame import REFUSALS_SHOWN, admit_guest
@@ -495,58 +586,212 @@ def test_strangers_at_the_door_do_not_push_the_code_off_the_screen() -> None:
     assert len(door.sent) == 40, "every unknown key was still told to pair"
 
 
-def test_the_last_wrong_code_tells_the_guest_that_the_host_stopped_pairing(
+class Door:
+    """A HostEndpoint as ``admit_guest`` sees it, driven by the test: the frames of
+    strangers and guests go in, what the host sends comes out."""
+
+    def __init__(self) -> None:
+        self.incoming: asyncio.Queue[Any] = asyncio.Queue()
+        self.events: asyncio.Queue[Any] = asyncio.Queue()
+        self.sent: list[tuple[Any, bytes | None]] = []
+        self.pinned: set[bytes] = set()
+        self.connected = True
+        self.drops = 0
+        self.waiting = False
+
+    async def recv(self) -> Any:
+        self.waiting = True
+        ev = await self.incoming.get()
+        self.waiting = False
+        return ev
+
+    async def send(self, frame: Any, to: bytes | None = None) -> bool:
+        self.sent.append((frame, to))
+        return True
+
+    async def drop_connections(self) -> None:
+        self.drops += 1
+
+    def pin(self, peer: bytes) -> None:
+        self.pinned.add(peer)
+
+    async def take(self, peer: bytes, payload: bytes) -> Any:
+        """Hand the host one pairing message; once it is done with it (waiting for the
+        next), what it sent ``peer`` in answer, if anything."""
+        from ginp2p.net import PairFrame, Received
+
+        before = len(self.sent)
+        self.incoming.put_nowait(Received(PairFrame(payload), peer))
+        await _until(lambda: self.waiting and self.incoming.empty())
+        answers = [f for f, to in self.sent[before:] if to == peer]
+        return answers[-1] if answers else None
+
+
+def test_a_stranger_sending_random_bytes_cannot_stop_the_host(tmp_path: Path) -> None:
+    """The review's attack: requests whose SPAKE2 message is 33 random bytes, again and
+    again from new keys. Each is told it failed; none costs an attempt, cuts anyone
+    off, or pushes the code off the screen; the host goes on, and the guest with the
+    code pairs and is admitted."""
+    from ginp2p.net import NET_VERSION, ByeFrame, HaveFrame, PairFrame, Received
+    from ginp2p.pregame import REFUSALS_SHOWN, admit_guest
+
+    host = load_or_create_identity(tmp_path / "host")
+    guest = load_or_create_identity(tmp_path / "guest")
+    gate = PairingGate(host.public_key, code=CODE)
+    said: list[str] = []
+
+    async def main() -> bytes:
+        door: Any = Door()  # (as admit_guest sees a HostEndpoint)
+        admit = asyncio.ensure_future(admit_guest(door, host, gate, said.append, {}))
+        try:
+            for n in range(12):
+                key = keys()[0]
+                junk = msgpack.packb([1, key, b"\x00" + bytes([n]) * 32])
+                bye = await door.take(curve(key), junk)
+                assert isinstance(bye, ByeFrame) and "malformed pairing request" in bye.reason
+            assert (gate.attempts_left, gate.code, door.drops) == (3, CODE, 0)
+            gp = GuestPairing(CODE, guest.public_key, host_key=host.public_key)
+            answer = await door.take(guest.curve_public_key, gp.start())
+            assert isinstance(answer, PairFrame)
+            assert await door.take(guest.curve_public_key, gp.receive(answer.payload)) is None
+            door.incoming.put_nowait(Received(HaveFrame(NET_VERSION, 0, 0, True),
+                                              guest.curve_public_key))  # fmt: skip
+            return await asyncio.wait_for(admit, 5)
+        finally:
+            admit.cancel()
+
+    assert asyncio.run(main()) == guest.public_key
+    assert said[REFUSALS_SHOWN - 1].endswith("; more are counted, not shown")
+    assert said[REFUSALS_SHOWN:] == [
+        f"paired with a guest, key fingerprint {guest.fingerprint}; next time no code is "
+        "needed"]  # fmt: skip
+
+
+def test_a_guest_in_the_pause_is_turned_away_and_the_host_goes_on(tmp_path: Path) -> None:
+    """After a code's last wrong try, a request before the new code is taken is told
+    so (a bye), costs nothing, and leaves the host hosting; after the pause the new
+    code pairs."""
+    from ginp2p.net import ByeFrame, PairFrame
+    from ginp2p.pregame import PAIRING_OVER_REASON, admit_guest
+
+    host = load_or_create_identity(tmp_path / "host")
+    clock = Clock()
+    gate = PairingGate(host.public_key, code=CODE, clock=clock)
+    said: list[str] = []
+
+    async def main() -> None:
+        door: Any = Door()
+        admit = asyncio.ensure_future(admit_guest(door, host, gate, said.append, {}))
+        try:
+            for n in range(3):
+                key = keys()[0]
+                gp = GuestPairing("9-cat-owl", key, host_key=host.public_key)
+                answer = await door.take(curve(key), gp.start())
+                with pytest.raises(PairingError) as err:
+                    gp.receive(answer.payload)
+                bye = await door.take(curve(key), err.value.reply)
+                assert isinstance(bye, ByeFrame)
+                assert (bye.reason == PAIRING_OVER_REASON) == (n == 2)
+            key = keys()[0]
+            bye = await door.take(curve(key), GuestPairing(gate.code, key).start())
+            assert isinstance(bye, ByeFrame) and bye.reason == (
+                "pairing refused: too many wrong pairing codes: this host has a new code, "
+                "and takes it in 2 s")  # fmt: skip
+            assert not admit.done() and gate.attempts_left == 3
+            clock.now += PAUSE_S
+            gp = GuestPairing(gate.code, key, host_key=host.public_key)
+            answer = await door.take(curve(key), gp.start())
+            assert isinstance(answer, PairFrame)
+            assert await door.take(curve(key), gp.receive(answer.payload)) is None
+            assert gate.paired_key == key
+        finally:
+            admit.cancel()
+
+    asyncio.run(main())
+    assert f"pairing code: {gate.code}  (a new one, taken in 2 s; a guest you paired with " \
+        "before needs none)" in said  # fmt: skip
+    assert said[-1].startswith("paired with a guest")
+
+
+async def _until(done: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Wait for a condition (what the host has said or sent), not for a guessed time."""
+
+    async def poll() -> None:
+        while not done():
+            await asyncio.sleep(0.005)
+
+    await asyncio.wait_for(poll(), timeout)
+
+
+def test_a_codes_last_wrong_try_brings_a_new_code_and_the_host_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """Three wrong codes over real endpoints: the first two guests are told the code
-    was wrong; the third that the host stopped taking codes (trying again is no use
-    until it starts again), and the host stops with words that say so."""
-    import asyncio
-
+    was wrong; the third that it was that code's last attempt and the host shows a new
+    one. The host says so, shows the new code and goes on hosting: a guest with the old
+    code fails, a guest with the new one pairs and is admitted."""
     from ginp2p.identity import load_or_create_identity
-    from ginp2p.net import GuestEndpoint, HostEndpoint
-    from ginp2p.pregame import JoinError, admit_guest, pair_with_host
+    from ginp2p.net import NET_VERSION, GuestEndpoint, HaveFrame, HostEndpoint
+    from ginp2p.pregame import PAIRING_OVER_WORDS, JoinError, admit_guest, pair_with_host
 
     monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
     said: list[str] = []
     told: list[str] = []
+    clock = Clock()
 
-    async def main() -> str:
+    async def main() -> tuple[bytes, str]:
         host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
                             pairing=True)  # fmt: skip
         port = await host.start()
-        gate = PairingGate(h.public_key, code=CODE)
+        gate = PairingGate(h.public_key, code=CODE, clock=clock)
         admit = asyncio.ensure_future(admit_guest(host, h, gate, said.append, {}))
+
+        async def join(code: str) -> GuestEndpoint:
+            guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key,
+                                  h.curve_public_key, "127.0.0.1", port)  # fmt: skip
+            await guest.start()
+            try:
+                await pair_with_host(guest, g, h.public_key, code, lambda _: None, 5)
+            except BaseException:
+                await guest.close()
+                raise
+            return guest
+
+        async def fail(code: str, done: Callable[[], bool]) -> None:
+            with pytest.raises(JoinError) as err:
+                await join(code)
+            told.append(str(err.value))
+            await _until(done)  # the host cut the connections: the next guest is not cut
+
         try:
-            for n in range(3):
-                while sum("left with this code" in line for line in said) < n:
-                    await asyncio.sleep(0.01)  # the host dropped the last one's connection
-                guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key,
-                                      h.curve_public_key, "127.0.0.1", port)  # fmt: skip
-                await guest.start()
-                try:
-                    with pytest.raises(JoinError) as err:
-                        await pair_with_host(guest, g, h.public_key, "8-tulip-anchor",
-                                             lambda _: None, 5)  # fmt: skip
-                    told.append(str(err.value))
-                finally:
-                    await guest.close()
-            with pytest.raises(JoinError) as stopped:
-                await asyncio.wait_for(admit, 5)
-            return str(stopped.value)
+            for n in (1, 2):
+                await fail("8-tulip-anchor", lambda n=n: sum("left with" in s for s in said) == n)
+            await fail("8-tulip-anchor", lambda: gate.code != CODE and said[-1].startswith(
+                "pairing code: "))  # fmt: skip
+            new = gate.code
+            clock.now += PAUSE_S
+            await fail(CODE, lambda: sum("left with" in s for s in said) == 3)
+            guest = await join(new)
+            try:
+                await guest.send(HaveFrame(NET_VERSION, 0, 0, True))  # it is the guest now
+                return await asyncio.wait_for(admit, 5), new
+            finally:
+                await guest.close()
         finally:
             admit.cancel()
             await host.close()
 
-    host_error = asyncio.run(main())
+    key, new = asyncio.run(main())
+    assert key == g.public_key
     assert [t.startswith("wrong pairing code: the two sides did not agree") for t in told] == \
-        [True, True, False]  # fmt: skip
-    assert told[2].startswith("wrong pairing code, and the host's last try: it stopped "
-                              "taking codes")  # fmt: skip
+        [True, True, False, True]  # fmt: skip
+    assert told[2] == PAIRING_OVER_WORDS
     assert "2 pairing attempts left with this code" in said
-    assert host_error == ("3 failed pairing attempts with this code: stopped pairing, so "
-                          "nobody can go on guessing it (the guest was told); host again "
-                          "for a new code")  # fmt: skip
+    assert (f"the pairing code {CODE} had its 3 attempts: it works no more, so that nobody "
+            "can go on guessing it") in said  # fmt: skip
+    assert f"pairing code: {new}  (a new one, taken in 2 s; a guest you paired with before " \
+        "needs none)" in said  # fmt: skip
+    assert any(s.startswith("paired with a guest") for s in said)
 
 
 def test_a_connection_cut_while_pairing_is_a_clear_error(

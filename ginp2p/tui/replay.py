@@ -28,7 +28,7 @@ from ..charset import encodes
 from ..log import GUEST, HOST
 from ..replay import DAMAGED, VIEWS, Frame, Replay, Seat, Step, phase_words
 from ..table import NAMES
-from ..words import count, hands_words, preset_short, preset_words, result_words
+from ..words import count, for_screen, hands_words, preset_short, preset_words, result_words
 from .keys import IDLE_KEYS, does_nothing, key_name, redraw_when_continued, unechoed
 from .look import Look
 from .render import MIN_WIDTH, join_rows, too_small, wrap
@@ -433,7 +433,9 @@ def audit_lines(replay: Replay, width: int = 80) -> StyleAndTextTuples:
     than the damage, which the report has said already."""
     rep = replay.report
     out: StyleAndTextTuples = [("class:title", f"Audit: {str(rep.verdict).upper()}\n")]
-    for line in rep.text().splitlines()[1:]:
+    # the report quotes a player's words (a false dispute's rule): shown line by line as
+    # a screen may show them, split only where the report itself breaks its lines
+    for line in map(for_screen, rep.text().split("\n")[1:]):
         indent = len(line) - len(line.lstrip())
         lines = textwrap.wrap(line, max(width, 20), subsequent_indent=" " * (indent + 2))
         out.append(("", "\n".join(lines) + "\n"))

@@ -1,0 +1,309 @@
+"""Four ways a modified client once stole a match, each replayed against an honest peer.
+
+Every entry the cheater sends here is validly signed with its own key; none needs a
+hidden card. Each test checks what the honest player sees (its own table), and what a
+third party concludes from the honest player's file and from both files together.
+
+* A claim delivered before the move that makes it owed (and a run of decoy claims
+  behind it) is admitted through the same steps as any entry: it waits for its
+  predecessor, then is held back as early; the honest move beats it.
+* A claimant who left is never made the loser by entries written after it left: the
+  other player's back-dated move reopens the match, and a counter-claim has no effect
+  until the claimant's feed acknowledges that move.
+* A disputer's own steps are checked against its seeds before its seeds judge anyone
+  else's keys.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from ginp2p import audit
+from ginp2p import events as ev
+from ginp2p import shuffle as sh
+from ginp2p.fakelink import FakeLink, Side, bot_player, dealt, linked, settle, step_until
+from ginp2p.log import GUEST, HOST, Entry, Owed, Verdict, claim_body, sign_entry
+from ginp2p.protocol import MAX_EARLY, Dropped, EarlyClaim, PeerProtocol, Save, Send
+from ginp2p.rules import CLASSIC
+from ginp2p.table import PLAY_KINDS
+
+RULES = replace(CLASSIC, game_target=10)
+TIMEOUT = 60
+
+
+def sent(out: list[Any]) -> list[Entry]:
+    return [o.entry for o in out if isinstance(o, Send)]
+
+
+def to_move(link: FakeLink) -> int:
+    """Play until a move is owed, and return who owes it (nobody has moved for it yet)."""
+    step_until(link, lambda: dealt(link) and any(s.proto.my_turn for s in link.sides))
+    return next(me for me in (HOST, GUEST) if link.sides[me].proto.my_turn)
+
+
+def cheater_to_move(seed: int = 3) -> tuple[FakeLink, int]:
+    """A link at the cheater's turn in hand 1, where the cheater makes no move by itself
+    (the test makes it); the honest side plays with the computer player."""
+    link = linked(RULES, seed, players=(None, None), claim_timeout=TIMEOUT)
+    link.start()
+    first = to_move(link)
+    link.players = (None, None)
+    players: list[Any] = [None, None]
+    players[1 - first] = bot_player
+    link.players = (players[0], players[1])
+    return link, first
+
+
+def append(p: PeerProtocol, kind: str, body: Any) -> Entry:
+    """Sign the cheater's next entry (kept in its own log, so its feed stays a chain)."""
+    e = p.log.append(p.key, p.me, kind, body)
+    p._refresh([])
+    return e
+
+
+def claim_by(p: PeerProtocol, what: str = "a move") -> Entry:
+    owed = Owed(p.opponent, PLAY_KINDS, what)
+    return append(p, "claim", claim_body(p.log, p.me, owed))
+
+
+def deliver(side: Side, link: FakeLink, entries: list[Entry]) -> list[Any]:
+    out: list[Any] = []
+    for e in entries:
+        o = side.proto.receive(e.wire, link.now)
+        link.handle(side.proto.me, o)
+        out += o
+    return out
+
+
+def audited(records: list[bytes], lazy: bool = True) -> audit.Report:
+    return audit.audit_records(records, lazy_proofs=lazy)
+
+
+def lost_by_claim(p: PeerProtocol) -> bool:
+    return p.table.forfeited == (p.me, "claim")
+
+
+# ------------------------------------------------------- claims out of order
+
+
+def test_a_claim_delivered_before_the_move_that_makes_it_owed_is_beaten() -> None:
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    link.now += 1
+    move = sent(cheat.proto.act(bot_player(cheat.proto, cheat.proto.view())))  # type: ignore[arg-type]
+    claim = claim_by(cheat.proto)
+    out = deliver(honest, link, [claim, *move])  # the claim first: it waits for the move
+    assert claim.id not in honest.proto.log, "the claim skipped the hold-back"
+    assert [o for o in out if isinstance(o, EarlyClaim)], "the player is told it came early"
+    assert honest.proto.table.forfeited is None and honest.proto.my_turn
+    settle(link)  # the honest player moves; only then does the claim go into its log
+    linear = honest.proto.log.linear()
+    assert linear.claims[claim.id].verdict is Verdict.BEATEN
+    assert honest.proto.table.forfeited is None
+    for records in (honest.saved, honest.saved + cheat.saved):
+        report = audited(records)
+        assert report.end != "claim" and (report.cheat is None or report.cheat.author == c)
+
+
+def test_a_claim_before_the_deal_sent_ahead_of_the_hello_is_held_back() -> None:
+    """The guest signs its hello and a claim that the host owes its nonce, and delivers
+    the claim first: the host would have forfeited before any card was dealt."""
+    link = linked(RULES, 5, claim_timeout=TIMEOUT)
+    host, guest = link.sides
+    link.handle(HOST, host.proto.start(link.now))
+    hello = link.flight[GUEST].pop()
+    guest.proto.receive(hello, link.now)  # the guest's hello, signed but not delivered
+    g = guest.proto
+    assert g.log.hello(GUEST) is not None
+    claim = append(g, "claim", claim_body(g.log, GUEST, g.table.owes(HOST)))  # type: ignore[arg-type]
+    deliver(host, link, [claim, g.log.hello(GUEST)])  # type: ignore[list-item]
+    assert host.proto.table.forfeited is None
+    assert host.proto.log.linear().claims[claim.id].verdict is Verdict.BEATEN
+
+
+def test_the_ninth_claim_does_not_get_through_the_hold_back() -> None:
+    """Move j, eight decoy claims chained after the real one (j+2 … j+9), then the real
+    claim (j+1): the decoys wait for their predecessor, the real one is held back, and
+    the honest move beats them all. The player is told once, not nine times."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    link.now += 1
+    move = sent(cheat.proto.act(bot_player(cheat.proto, cheat.proto.view())))  # type: ignore[arg-type]
+    real = claim_by(cheat.proto)
+    decoys = [claim_by(cheat.proto, f"a move ({i})") for i in range(8)]
+    out = deliver(honest, link, [*move, *decoys, real])
+    assert len([o for o in out if isinstance(o, EarlyClaim)]) == 1
+    assert all(x.id not in honest.proto.log for x in (real, *decoys))
+    assert honest.proto.table.forfeited is None
+    settle(link)
+    claims = honest.proto.log.linear().claims
+    assert {claims[x.id].verdict for x in (real, *decoys)} == {Verdict.BEATEN}
+    assert honest.proto.table.forfeited is None
+
+
+def test_early_claims_beyond_the_cap_are_refused_not_let_through() -> None:
+    """Nine different claims at one seq (an equivocation), all early: eight are held,
+    the ninth is dropped; none is in the log before the honest move."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    link.now += 1
+    move = sent(cheat.proto.act(bot_player(cheat.proto, cheat.proto.view())))  # type: ignore[arg-type]
+    p = cheat.proto
+    fields = p.log.next_fields(p.me, "claim", claim_body(p.log, p.me, Owed(1 - c, PLAY_KINDS, "x")))
+    claims = [sign_entry(p.key, fields._replace(body=fields.body._replace(what=f"move {i}")))
+              for i in range(MAX_EARLY + 1)]  # fmt: skip
+    out = deliver(honest, link, [*move, *claims])
+    assert len(honest.proto._early) == MAX_EARLY
+    assert any(isinstance(o, Dropped) and "too soon" in o.reason for o in out)
+    assert not any(x.id in honest.proto.log for x in claims)
+    assert honest.proto.table.forfeited is None
+
+
+# ------------------------------------------------------- the back-dated counter-claim
+
+
+@pytest.mark.parametrize("saw_claim", [True, False], ids=["acks-the-claim", "concurrent"])
+def test_a_claimant_who_left_is_not_made_the_loser_by_a_back_dated_counter_claim(
+    saw_claim: bool,
+) -> None:
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    h = honest.proto
+    link.now += TIMEOUT + 1
+    claim = sent(h.claim(link.now))[0]
+    honest.saved.append(claim.wire)  # (h.claim's Save, as the link would)
+    assert h.table.forfeited == (c, "claim")
+    left_at = link.now
+    # the claimant leaves; the cheater writes, in its own file only, the move it owed
+    # with the ack it had before the claim, then a counter-claim
+    p = cheat.proto
+    move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
+    cheat.saved += [e.wire for e in move]
+    if saw_claim:
+        p.receive(claim.wire, link.now)
+        cheat.saved.append(claim.wire)
+    counter = claim_by(p)
+    cheat.saved.append(counter.wire)
+    # (the cheater's copy alone holds the claim only if it received it: a copy without
+    # the claim looks like any game the claimant walked away from)
+    both = honest.saved + cheat.saved
+    for records in (both, honest.saved, *([cheat.saved] if saw_claim else [])):
+        report = audited(records)  # the claimant wins (its own copy) or nobody has yet
+        assert report.winner != c and report.cheat is None, report.text()
+    if saw_claim:
+        assert p.log.linear().claims[counter.id].verdict is Verdict.WAITING
+    # the claimant comes back: its table reopens the match, and its answer is due from now
+    link.now += 10 * TIMEOUT
+    honest.restart()
+    h = honest.proto
+    h.resumed(left_at)
+    link.handle(h.me, h.start(link.now))
+    deliver(honest, link, [*move, counter])
+    assert not lost_by_claim(h) and h.table.forfeited is None and h.my_turn
+    assert counter.id not in h.log  # held back: it has owed for no time at all
+    link.now += 1
+    link.handle(h.me, h.act(bot_player(h, h.view())))  # type: ignore[arg-type]
+    assert h.log.linear().claims[counter.id].verdict is Verdict.BEATEN
+    assert not lost_by_claim(h)
+    report = audited(honest.saved + cheat.saved)
+    assert report.end != "claim" and report.cheat is None, report.text()
+
+
+def test_the_player_whose_move_beat_a_claim_may_not_claim_until_it_is_acknowledged() -> None:
+    """The honest side of the same race: its move crossed the other's claim; while the
+    other has not acknowledged that move, a claim of its own would have no effect, so it
+    is not offered."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    link.now += TIMEOUT + 1
+    claim = sent(honest.proto.claim(link.now))[0]
+    p = cheat.proto
+    move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
+    p.receive(claim.wire, link.now)
+    assert p.log.linear().claims[claim.id].verdict is Verdict.BEATEN
+    link.now += 10 * TIMEOUT
+    p.tick(link.now)
+    assert p.claim_waits() and p.claimable(link.now) is None
+    deliver(honest, link, move)
+    assert honest.proto.table.forfeited is None and honest.proto.my_turn
+
+
+# ------------------------------------------------------- a dispute after non-seed keys
+
+
+class _OtherCardKeys(sh.HandSecrets):
+    """Seeds whose per-card keys are not the ones the key seed gives (x is)."""
+
+    def card_key(self, pos: int) -> bytes:
+        return sh.scalar(self.perm_seed, "card", pos)
+
+
+class _Keyswapper(PeerProtocol):
+    """As the guest, locks and reveals with per-card keys not derived from its committed
+    seeds: every check on receipt passes (the lock proof shows knowledge of *some*
+    keys). As the host it plays honestly."""
+
+    def _secrets(self, hand: int) -> tuple[sh.HandSecrets, list[Any]]:
+        s, before = super()._secrets(hand)
+        if self.me == GUEST and not isinstance(s, _OtherCardKeys):
+            s = self._seeds[hand] = _OtherCardKeys(s.perm_seed, s.key_seed)
+        return s, before
+
+
+@pytest.mark.parametrize("lazy", [True, False], ids=["lazy-proofs", "every-proof"])
+def test_a_dispute_by_a_player_whose_keys_do_not_follow_its_seeds_convicts_it(
+    lazy: bool,
+) -> None:
+    c = GUEST
+    link = linked(RULES, 3, _Keyswapper, claim_timeout=TIMEOUT)
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    link.start()
+    step_until(link, lambda: dealt(link) and moves(honest.proto) >= 3)
+    assert honest.proto.table.cheat is None and cheat.proto.table.cheat is None
+    settle_deliveries(link)
+    p = cheat.proto
+    h = p.table.hand
+    assert h is not None
+    named = next(e for e in reversed(p.log.linear().entries) if e.author == 1 - c)
+    dispute = append(p, "dispute", ev.make("dispute", named.id, "not-a-card", "made up", []))
+    s = p._seeds[h.number]
+    opening = append(p, "open", ev.make("open", h.number, s.perm_seed, s.key_seed))
+    cheat.saved += [dispute.wire, opening.wire]
+    deliver(honest, link, [dispute, opening])
+    for table in (honest.proto.table, p.table):
+        assert table.cheat is not None and table.cheat.author == c, table.cheat
+        assert table.cheat.rule.startswith("not-from-seeds"), table.cheat
+    for records in (honest.saved, cheat.saved, honest.saved + cheat.saved):
+        report = audited(records, lazy)
+        assert report.cheat is not None and report.cheat.author == c, report.text()
+        assert report.winner == 1 - c
+
+
+def moves(p: PeerProtocol) -> int:
+    m = p.table.match
+    return len(m.hand.moves) if m is not None and m.hand is not None else 0
+
+
+def settle_deliveries(link: FakeLink) -> None:
+    """Deliver what is in flight, without anybody making a move."""
+    while link.deliver_one():
+        pass
+
+
+def test_stored_variants_after_a_fork_are_the_two_that_prove_it() -> None:
+    """After a feed is convicted for a fork, more signed variants at that seq are not
+    stored: the first two are the proof."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    p = cheat.proto
+    fields = p.log.next_fields(p.me, "chat", ev.make("chat", "x"))
+    variants = [sign_entry(p.key, fields._replace(body=ev.make("chat", f"line {i}")))
+                for i in range(50)]  # fmt: skip
+    out = deliver(honest, link, variants)
+    saves = [o for o in out if isinstance(o, Save) and o.entry.author == c]
+    assert len(saves) == 2
+    assert honest.proto.table.cheat is not None and honest.proto.table.cheat.author == c
+    assert len(honest.proto.log.at(c, fields.seq)) == 2
