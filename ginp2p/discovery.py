@@ -1,4 +1,4 @@
-"""Finding a host on the LAN (mDNS/DNS-SD) and the printed join string (DESIGN §6).
+"""Finding a host on the LAN (mDNS/DNS-SD) and the printed join string (docs/network.md).
 
 Discovery is a convenience, never trusted: anyone on the LAN can advertise any name
 and any key. What a guest learns here only tells it where to connect and which key

@@ -342,7 +342,7 @@ SCHEMA: dict[str, tuple[int, list[tuple[str, Field]]]] = {
         ("nonce", Opt(B32)),             # guest only: guest_nonce
     ]),
     "nonce": (1, [("nonce", B32)]),      # the host opens its nonce
-    # -- the shuffle (DESIGN §4) ------------------------------------------------------
+    # -- the shuffle (docs/shuffle.md) ---------------------------------------------------
     "commit": (2, [("hand", HAND), ("c", Bin(64)), ("P", B32)]),
     "shuffle": (3, [
         ("hand", HAND), ("points", ListOf(B32, 108)), ("sum_proof", Bin(128, exact=False)),

@@ -1,4 +1,4 @@
-"""The signed two-feed log (DESIGN §3), in memory and pure.
+"""The signed two-feed log (docs/log.md), in memory and pure.
 
 One feed per player, as in Secure Scuttlebutt: each entry names its author's
 previous entry (``prev``) and the newest opponent entry its author had applied
@@ -511,7 +511,7 @@ def linearise(entries: Iterable[Entry]) -> Linear:
 class Owed:
     """What a player owes: the next entry of ``author`` must be one of ``kinds``.
 
-    The protocol knows what is owed (DESIGN §3 lists it); the log only records it
+    The protocol knows what is owed (docs/protocol.md §2 lists it); the log only records it
     in a claim and judges the race.
     """
 

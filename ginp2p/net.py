@@ -1,4 +1,4 @@
-"""The ZeroMQ transport between two peers (DESIGN §6). It moves bytes, nothing else.
+"""The ZeroMQ transport between two peers (docs/network.md). It moves bytes, nothing else.
 
 The host binds a ROUTER, the guest connects a DEALER (PAIR does not reconnect over
 TCP). Both use CURVE with the X25519 form of the player's Ed25519 identity key; the
@@ -210,7 +210,7 @@ def decode_frame(parts: Sequence[bytes]) -> Frame:
 
 
 def curve_key(ed25519_public_key: bytes) -> bytes:
-    """The CURVE (X25519) public key of an Ed25519 public key (DESIGN §3, Identity)."""
+    """The CURVE (X25519) public key of an Ed25519 public key (docs/log.md §8, the identity key)."""
     import nacl.bindings
 
     return nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(ed25519_public_key)  # type: ignore[no-any-return]

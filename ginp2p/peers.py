@@ -1,4 +1,4 @@
-"""The pinned peers: trust on first use (DESIGN §6).
+"""The pinned peers: trust on first use (docs/pairing.md).
 
 After a successful pairing each side pins the other's Ed25519 key here; from then
 on the host's ZAP handler admits only pinned keys and the guest expects the pinned

@@ -133,7 +133,7 @@ class EarlyClaim:
     ``after`` seconds of the ``timeout`` (by this peer's clock).
 
     The claim is held back, as a slow network would hold it, until the timeout has
-    passed here: a move made meanwhile does not ack it, so it beats it (DESIGN §3).
+    passed here: a move made meanwhile does not ack it, so it beats it (docs/protocol.md §6).
     """
 
     after: float

@@ -1,4 +1,4 @@
-"""The fair and private shuffle of DESIGN §4, sans-IO.
+"""The fair and private shuffle (docs/shuffle.md), sans-IO.
 
 Two players mask the deck in turn in the prime-order subgroup of edwards25519: each
 shuffles with a committed permutation and a global key, proves the step (a
@@ -241,7 +241,7 @@ def _flat(parts: Iterable[list[T]]) -> list[T]:
 # ---------------------------------------------------------------- validation of peer data
 
 
-#: How validation errors name a shuffle entry's output deck (DESIGN: D_out).
+#: How validation errors name a shuffle entry's output deck (D_out in docs/shuffle.md).
 _PASSED_ON = "the deck passed on"
 
 

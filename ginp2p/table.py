@@ -2,7 +2,7 @@
 
 Both peers, the audit and the replay viewer compute the table the same way: take the
 entries in the log's linear order (:func:`ginp2p.log.linearise`) and fold them, one by
-one, through the schedule of DESIGN §4, the shuffle proofs and ``engine.apply``. The
+one, through the schedule of docs/protocol.md §3, the shuffle proofs and ``engine.apply``. The
 only thing an observer adds is what it may know privately: a peer its own seeds (so it
 can read its own cards), the audit nothing (it learns everything from the openings).
 The verdicts never depend on that private part, except for the one check only a card's
@@ -506,7 +506,7 @@ class Table:
         return s.match.hand.with_knowledge(PartialKnowledge(dict(s.hand.known)))
 
     def owed(self) -> list[Owed]:
-        """Who owes which entry now (DESIGN §3's list); empty when nothing is."""
+        """Who owes which entry now (docs/protocol.md §2's list); empty when nothing is."""
         s = self._s
         if s.hellos[HOST] is None:
             return [Owed(HOST, frozenset({"hello"}), OWED_HOST_HELLO)]

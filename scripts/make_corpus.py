@@ -4,7 +4,7 @@ Usage: python scripts/make_corpus.py [--out DIR] [--only NAME ...] [--list]
 
 Every log is real: two of the project's own peers (``PeerProtocol``) play over the
 in-memory fake link (``ginp2p.fakelink``), one of them deviating in one way — the
-threats of DESIGN §8 that leave a trace in a file, injected with the recipes that
+threats of docs/threats.md that leave a trace in a file, injected with the recipes that
 ``tests/test_threats.py`` checks on receipt (they live in ``ginp2p.fakelink``) — and the
 honest player's file is written as a peer writes it (``LogFile``). Then come clean
 matches of every preset, one clean log reordered, repeated and re-wrapped, stalls and

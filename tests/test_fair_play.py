@@ -202,14 +202,37 @@ def test_a_claimant_who_left_is_not_made_the_loser_by_a_back_dated_counter_claim
     h.resumed(left_at)
     link.handle(h.me, h.start(link.now))
     deliver(honest, link, [*move, counter])
+    assert_reopened(link, honest, counter)
+    report = audited(honest.saved + cheat.saved)
+    assert report.end != "claim" and report.cheat is None, report.text()
+
+
+def test_a_claimant_still_there_answers_a_back_dated_move_before_a_counter_claim() -> None:
+    """The same race live: the claimant has not left, and the move that beat its claim
+    arrives with a counter-claim right behind it."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    link.now += TIMEOUT + 1
+    claim = sent(honest.proto.claim(link.now))[0]
+    p = cheat.proto
+    move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
+    p.receive(claim.wire, link.now)
+    counter = claim_by(p)
+    link.now += 10 * TIMEOUT  # however late they come: they were written late
+    deliver(honest, link, [*move, counter])
+    assert_reopened(link, honest, counter)
+
+
+def assert_reopened(link: FakeLink, honest: Side, counter: Entry) -> None:
+    """The claimant's table: the match goes on, the counter-claim is held back (the
+    claimant has owed for no time at all), and its move beats it."""
+    h = honest.proto
     assert not lost_by_claim(h) and h.table.forfeited is None and h.my_turn
     assert counter.id not in h.log  # held back: it has owed for no time at all
     link.now += 1
     link.handle(h.me, h.act(bot_player(h, h.view())))  # type: ignore[arg-type]
     assert h.log.linear().claims[counter.id].verdict is Verdict.BEATEN
     assert not lost_by_claim(h)
-    report = audited(honest.saved + cheat.saved)
-    assert report.end != "claim" and report.cheat is None, report.text()
 
 
 def test_the_player_whose_move_beat_a_claim_may_not_claim_until_it_is_acknowledged() -> None:

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "ginp2p"
-#: the core of DESIGN §1: a state in, a state out
+#: the pure core: a state in, a state out
 PURE = ["cards", "melds", "rules", "engine", "match", "events", "log", "shuffle", "table",
         "protocol", "export", "words"]  # fmt: skip
 #: what only an edge may use: clocks, randomness, the environment, files, threads

@@ -1,5 +1,5 @@
 """Two PeerProtocols over the fake link: whole matches under faults, races, garbage,
-privacy after the deal, crash safety and determinism (DESIGN §3–§5)."""
+privacy after the deal, crash safety and determinism (docs/protocol.md)."""
 
 from __future__ import annotations
 
@@ -437,7 +437,7 @@ def test_both_peers_and_a_third_party_agree_under_any_delivery(
             event(f"{p.entry.kind} concurrent={p.concurrent}")
 
 
-# ---------------------------------------------------------------- DESIGN §3's races, one by one
+# ---------------------------------------------------------------- the claim races, one by one
 
 
 def _first_move(dealt: Dealt) -> tuple[FakeLink, int]:

@@ -1,4 +1,4 @@
-"""The shuffle (DESIGN §4): honest hands, privacy, every threat caught, garbage, soundness."""
+"""The shuffle (docs/shuffle.md): honest hands, privacy, every threat caught, garbage, soundness."""
 
 from __future__ import annotations
 
