@@ -45,6 +45,7 @@ from .log import (
     Owed,
     Placed,
     Problem,
+    Verdict,
     first_dealer,
     game_id,
 )
@@ -1144,6 +1145,9 @@ class Table:
     def _claim(self, e: Entry) -> None:
         s = self._s
         verdict = self._claim_verdicts.get(e.id)
+        if verdict is not None and verdict.verdict is Verdict.INVALID:
+            # an honest peer never signs one; unjudged, they would be a flood like chats
+            raise _Broken("bad-claim", f"a claim that names no entry to judge: {verdict.reason}")
         if verdict is None or not verdict.verdict.takes_effect:
             return
         if s.resigned is not None or s.claims:

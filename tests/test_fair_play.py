@@ -330,3 +330,18 @@ def test_stored_variants_after_a_fork_are_the_two_that_prove_it() -> None:
     assert len(saves) == 2
     assert honest.proto.table.cheat is not None and honest.proto.table.cheat.author == c
     assert len(honest.proto.log.at(c, fields.seq)) == 2
+
+
+def test_a_claim_the_log_cannot_judge_convicts_its_author() -> None:
+    """A claim naming a seq that is not the next unseen one: an honest peer never signs
+    one, and left unjudged such claims would pile up like an unbounded chat."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    p = cheat.proto
+    body = claim_body(p.log, p.me, Owed(1 - c, PLAY_KINDS, "a move"))
+    bad = append(p, "claim", body._replace(owed_seq=body.owed_seq + 5))
+    deliver(honest, link, [bad])
+    cheat_found = honest.proto.table.cheat
+    assert cheat_found is not None and (cheat_found.author, cheat_found.rule) == (c, "bad-claim")
+    report = audited(honest.saved)
+    assert report.cheat is not None and report.cheat.rule == "bad-claim"
