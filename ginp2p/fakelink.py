@@ -2,14 +2,14 @@
 
 The idea is trio's memory streams: a link the tests control completely. Messages can
 be dropped, duplicated, reordered and delayed; the link can go down and come back
-(each side then says ``have`` and the other resends the missing tail, DESIGN §5); a
+(each side then says ``have`` and the other resends the missing tail, docs/protocol.md §7); a
 peer can be "killed" and restarted from what it had saved. Everything random comes
 from the ``random.Random`` given, so a failing case replays exactly.
 
 Each side keeps what a real peer keeps on disk (the saved entries and secrets), so a
 restart rebuilds its protocol from those alone.
 
-The second half holds the recipes of the attacks of DESIGN §8 (a :func:`cheater` peer
+The second half holds the recipes of the attacks of docs/threats.md (a :func:`cheater` peer
 that rewrites one entry before signing it, moves for :func:`cheat_once`): the threat
 tests and ``scripts/make_corpus.py`` inject every attack the same way. Nothing in a
 real game imports this module.
@@ -397,7 +397,7 @@ def cheater(
     return Cheater
 
 
-# ---------------------------------------------------------------- the recipes of DESIGN §8
+# ---------------------------------------------------------------- the recipes of the threats
 # Rewrites for :func:`cheater` and moves for :func:`cheat_once`: the threat tests and
 # the audit's corpus inject each threat the same way.
 
@@ -597,3 +597,26 @@ def flip_bit(data: bytes, at: int) -> bytes:
     out = bytearray(data)
     out[at] ^= 0x01
     return bytes(out)
+
+
+def shuffle_before_commit() -> type[PeerProtocol]:
+    """A peer class that, as the first shuffler of hand 1, shuffles right after its own
+    commit, without waiting for the other's (the schedule owes the first shuffle only
+    once both commitments are in): the shuffle acks no commit of the other player's."""
+
+    class EarlyShuffler(PeerProtocol):
+        _shuffled_early = False
+
+        def _next_auto(self) -> Any:
+            step = super()._next_auto()
+            t, h = self.table, self.table.hand
+            if step is not None or self._shuffled_early or t.cheat is not None:
+                return step
+            if h is None or h.number != 1 or self.me != h.first or t.game is None:
+                return step
+            if h.commits[self.me] is None or h.commits[1 - self.me] is not None:
+                return step
+            self._shuffled_early = True
+            return self._make_shuffle(h, t.game)
+
+    return EarlyShuffler

@@ -1,4 +1,4 @@
-"""DESIGN §8 at the protocol layer: each threat injected by a cheating peer, end to end.
+"""docs/threats.md at the protocol layer: each threat injected by a cheating peer, end to end.
 
 A cheater is a :class:`PeerProtocol` subclass (see :func:`cheater`) that rewrites the
 body of one kind of its entries before signing, withholds an entry, or signs a second
@@ -62,6 +62,7 @@ from ginp2p.fakelink import (
     role_of,
     scalar_int,
     settle,
+    shuffle_before_commit,
     step_until,
     substitute_card,
     swap_out,
@@ -290,6 +291,45 @@ def test_bad_decks_are_caught_on_receipt_of_the_shuffle(
     assert all(e.ack_seq < c.seq for e in challenges)
 
 
+def _drop_last(d: list[bytes], p: PeerProtocol, h: HandFold) -> list[bytes]:
+    return d[:-1]  # one card fewer, with a fresh sum proof for what is left
+
+
+def _short_lock(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    """A lock of one card fewer: the last position's point, key and proof part left out."""
+    return body._replace(points=body.points[:-1], pubkeys=body.pubkeys[:-1],
+                         proof=body.proof[:-32])  # fmt: skip
+
+
+def _repeated_lock_point(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    points = list(body.points)
+    points[15] = points[3]  # one masked card twice, another gone
+    return body._replace(points=tuple(points))
+
+
+@pytest.mark.parametrize(("kind", "role", "rewrite", "rule"), [
+    ("shuffle", "first", redeck(_drop_last), "bad-length"),
+    ("shuffle", "second", redeck(_drop_last), "bad-length"),
+    ("shuffle", "first", redeck(duplicate_card), "duplicate-point"),
+    ("lock", "first", _short_lock, "bad-length"),
+    ("lock", "second", _repeated_lock_point, "duplicate-point"),
+], ids=["shuffle-short-first", "shuffle-short-second", "shuffle-repeated-reproved",
+        "lock-short", "lock-repeated"])  # fmt: skip
+def test_dropped_or_repeated_cards_are_caught_on_receipt(
+    baseline: FakeLink, kind: str, role: str, rewrite: Rewrite, rule: str
+) -> None:
+    """A deck passed on with fewer points than the deck has cards, or with one point
+    twice, at the protocol level: the entry is convicted when it arrives, before
+    anybody challenges, locks or keys anything of it."""
+    link = play(cheater(kind, rewrite, role=role))
+    x = role_of(link, role)
+    c = assert_caught(link, x, rule, kind)
+    assert c.seq == honest_seq(baseline, x, kind)
+    honest = link.sides[1 - x]
+    later = [e for e in feed(honest, 1 - x) if e.kind in ("challenge", "lock", "keys")]
+    assert all(e.ack_seq < c.seq for e in later)  # nothing answered the short deck
+
+
 # ---------------------------------------------------------------- answers, locks, keys
 
 
@@ -367,6 +407,57 @@ def test_linked_positions_in_a_lock_are_caught_on_receipt(
                 (e.kind == "lock" and e.body.deal_keys)]  # fmt: skip
 
 
+def _lock_proof_for(**where: Any) -> Rewrite:
+    """The right locked deck and keys, with a lock proof made for another game, hand or
+    author ("other"): what a copied proof would be at best."""
+
+    def rewrite(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+        ctx = proof_ctx(p, h, **{**where, **({"author": 1 - p.me} if "author" in where else {})})
+        d_in = h.deck(2 if p.me == h.first else 3)
+        msg = sh.lock_step(p._seeds[h.number], ctx, d_in, POOL)
+        assert (list(msg.d_out), list(msg.keys)) == (list(body.points), list(body.pubkeys))
+        return body._replace(proof=b"".join(msg.proof))
+
+    return rewrite
+
+
+def _swapped_pubkeys(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    """The honest deck and proof, the published keys of positions 3 and 12 swapped."""
+    keys = list(body.pubkeys)
+    keys[3], keys[12] = keys[12], keys[3]
+    return body._replace(pubkeys=tuple(keys))
+
+
+def _pubkeys_of_other_seeds(p: PeerProtocol, h: HandFold, body: Any) -> Any:
+    """The honest deck and proof, with per-card keys that did not lock it (another key
+    seed's): keys the player could later "reveal" for other cards."""
+    other = sh.HandSecrets(bytes(32), bytes(range(32)))
+    d_in = h.deck(2 if p.me == h.first else 3)
+    return body._replace(pubkeys=tuple(sh.lock_step(other, proof_ctx(p, h), d_in, POOL).keys))
+
+
+@pytest.mark.parametrize(("role", "rewrite"), [
+    ("first", _lock_proof_for(game=bytes(32))),
+    ("second", _lock_proof_for(hand=2)),
+    ("first", _lock_proof_for(author="other")),
+    ("first", _swapped_pubkeys),  # (the second locker's own deal keys would show it too)
+    ("first", _pubkeys_of_other_seeds),
+], ids=["other-game", "other-hand", "other-author", "swapped-keys", "keys-of-other-seeds"])
+def test_a_lock_proof_bound_elsewhere_or_to_other_keys_fails_on_receipt(
+    baseline: FakeLink, role: str, rewrite: Rewrite
+) -> None:
+    """A lock proof binds this game, hand and author, and the published per-card keys
+    to the deck: one made for another context, or keys that did not lock the deck, fail
+    the proof when the lock arrives, so no card is ever keyed against them."""
+    link = play(cheater("lock", rewrite, role=role))
+    x = role_of(link, role)
+    c = assert_caught(link, x, "bad-lock-proof", "lock")
+    assert c.seq == honest_seq(baseline, x, "lock")
+    honest = link.sides[1 - x]
+    assert not [e for e in feed(honest, 1 - x) if e.kind == "keys" or
+                (e.kind == "lock" and e.body.deal_keys)]  # fmt: skip
+
+
 def _key_plus_l(items: Sequence[Any], p: PeerProtocol, h: HandFold) -> tuple[Any, ...]:
     first = items[0]
     return (first._replace(key=plus_l(first.key)), *items[1:])
@@ -408,6 +499,34 @@ def test_what_slips_through_is_caught_by_the_recompute_at_the_openings() -> None
     assert (mine[-1].body.entry, mine[-1].body.rule) == (c.entry, c.rule)
     for side in link.sides:
         audited(side.saved, audit.Verdict.CHEATED, c, 1 - a, MatchEnd.CHEAT)
+
+
+# ---------------------------------------------------------------- the schedule
+
+
+@pytest.mark.parametrize("seed", [SEED, OTHER_SEED])
+def test_a_shuffle_before_the_other_commitment_is_caught_on_receipt(baseline: FakeLink,
+                                                                    seed: int) -> None:  # fmt: skip
+    """The first shuffler shuffles right after its own commit, before the other's
+    commitment has reached it: the schedule owes the first shuffle only once both
+    commitments are in, so that no seeds are fixed after a deck has been seen. The
+    shuffle acks no commit of the other player's, so wherever it is placed it is out
+    of turn: the host's sorts before the guest's commit and is owed by nobody; the
+    guest's sorts after the host's commit that it had not seen (the ack-point rule)."""
+    link = play(shuffle_before_commit(), seed)
+    a = role_of(link, "first")
+    assert a == (HOST if seed == SEED else GUEST)
+    c = assert_caught(link, a, "out-of-turn", "shuffle")
+    honest = link.sides[1 - a]
+    shuffled = honest.proto.log.get(c.entry)
+    commit = next(e for e in feed(honest, 1 - a) if e.kind == "commit")
+    assert shuffled is not None and shuffled.ack_seq < commit.seq  # sent unseen
+    assert c.seq == honest_seq(baseline, a, "commit") + 1  # right after its own commit
+    # on receipt: the shuffle is never challenged, only disputed; the honest player opens
+    # its seeds when its commit is folded before the cheat (the guest's sorts after the
+    # host's early shuffle, so the judged log holds nothing of its seeds to check)
+    after = [e.kind for e in feed(honest, 1 - a) if e.seq > commit.seq]
+    assert after == (["dispute"] if seed == SEED else ["dispute", "open"])
 
 
 # ---------------------------------------------------------------- play
