@@ -897,11 +897,6 @@ def judge(folded: Folded, file_damage: Sequence[str] = (),
         if state is not None and state.verdict.takes_effect:
             owed_by_hand.setdefault(folded.hand_of.get(c.id, current), []).append(
                 _claim_words(c, state.verdict, table.names))
-    for p in folded.lin.order:  # a claim that waits says why it does not end the match
-        state = folded.lin.claims.get(p.entry.id)
-        if state is not None and state.verdict is ClaimState.WAITING and not missing:
-            owed_by_hand.setdefault(folded.hand_of.get(p.entry.id, current), []).append(
-                _claim_words(p.entry, state.verdict, table.names))
     scores, winner, end = _result(table, cheat, earlier, unsettled)
     results.update(_resigned(table))  # after the checks: no entry of the hand says it
 
@@ -1065,11 +1060,6 @@ def _owed(folded: Folded, current: int) -> dict[int, list[str]]:
 def _claim_words(c: Entry, verdict: ClaimState, names: tuple[str, str]) -> str:
     o = c.body.owed_author
     claimed = f"{names[c.author]} claimed that {names[o]} owed \"{for_screen(c.body.what)}\""
-    if verdict is ClaimState.WAITING:
-        return (f"{claimed}, but {names[o]}'s own claim was answered by an entry of "
-                f"{names[c.author]}'s that no entry of {names[o]}'s acknowledges: the claim "
-                f"has no effect until {names[o]} has it ({names[o]} may have left believing "
-                "the match won), and the match goes on")  # fmt: skip
     how = ("no entry of theirs answers it" if verdict is ClaimState.OPEN
            else "they answered only after seeing it")  # fmt: skip
     return f"{claimed} and {how}: the claim stands and {names[o]} forfeits the match"

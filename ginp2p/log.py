@@ -28,6 +28,7 @@ __all__ = [
     "GUEST",
     "HOST",
     "MAX_CHAT_RUN",
+    "RUN_KINDS",
     "ZERO",
     "Added",
     "ClaimVerdict",
@@ -43,7 +44,6 @@ __all__ = [
     "Verdict",
     "chat_run",
     "claim_body",
-    "claim_waits",
     "entry_id",
     "first_dealer",
     "game_id",
@@ -186,15 +186,12 @@ def structure_problem(f: EntryFields) -> str | None:
 
 class Verdict(StrEnum):
     """A claim's standing. OPEN: nothing from the owing player yet (it stands unless
-    an entry sent before its author saw the claim still arrives). WAITING: no effect
-    yet, because the owing player's own claim was beaten by an entry it has not
-    acknowledged (it may have left believing it had won: see :func:`judge_claim`)."""
+    an entry sent before its author saw the claim still arrives)."""
 
     OPEN = "open"
     STANDS = "stands"
     BEATEN = "beaten"
     INVALID = "invalid"
-    WAITING = "waiting"
 
     @property
     def takes_effect(self) -> bool:
@@ -287,17 +284,21 @@ def _tie(e: Entry) -> tuple[bool, int]:
     return (e.kind in ev.ENDERS, e.author)
 
 
-#: The most chats a player may write in a row while the other player writes nothing
-#: (one ack): a conversation never needs more, and without a bound a peer could fill
-#: the other's memory and disk with signed chats that every file must keep.
+#: The most chats (and claims) a player may write in a row while the other player
+#: writes nothing (one ack): a conversation never needs more, and without a bound a peer
+#: could fill the other's memory and disk with signed entries that every file must
+#: keep. Claims count too: one beaten at once has no effect, so without the bound they
+#: would be a flood of their own.
 MAX_CHAT_RUN = 32
+#: The kinds a player may write without its turn, many times over, counted in a run.
+RUN_KINDS = frozenset({"chat", "claim"})
 
 
 def chat_run(feed: Sequence[Entry], ack: tuple[int, bytes]) -> int:
-    """How many chats acking ``ack`` end ``feed`` (counted up to :data:`MAX_CHAT_RUN`)."""
+    """How many chats and claims acking ``ack`` end ``feed`` (up to :data:`MAX_CHAT_RUN`)."""
     n = 0
     for e in reversed(feed[-MAX_CHAT_RUN:]):
-        if e.kind != "chat" or (e.ack_seq, e.ack_id) != ack:
+        if e.kind not in RUN_KINDS or (e.ack_seq, e.ack_id) != ack:
             break
         n += 1
     return n
@@ -315,9 +316,10 @@ def _link_problem(chain: list[Entry], variants: list[Entry], author: int) -> Pro
     moved = last is not None and (e.ack_seq, e.ack_id) != (last.ack_seq, last.ack_id)
     if moved and last is not None and e.ack_seq <= last.ack_seq:
         return Problem("ack", author, seq, (e,), "the ack goes backwards")
-    if e.kind == "chat" and chat_run(chain, (e.ack_seq, e.ack_id)) >= MAX_CHAT_RUN:
+    if e.kind in RUN_KINDS and chat_run(chain, (e.ack_seq, e.ack_id)) >= MAX_CHAT_RUN:
         return Problem("chats", author, seq, (e,),
-                       f"more than {MAX_CHAT_RUN} chats in a row with no answer between")
+                       f"more than {MAX_CHAT_RUN} chats or claims in a row with no answer "
+                       "between")  # fmt: skip
     return None
 
 
@@ -344,7 +346,7 @@ def _void_step(state: _VoidState, e: Entry, own: list[Entry]) -> tuple[bool, _Vo
         or any(
             c.author == o
             and c.seq <= e.ack_seq
-            and _race(c, own[c.ack_seq : e.seq]).verdict is Verdict.STANDS
+            and judge_claim(c, own[c.ack_seq : e.seq]).verdict is Verdict.STANDS
             for c in state.claims
         )
     )
@@ -485,8 +487,7 @@ class _Linearizer:
         )
         done = self.done[-1] if self.done else (0, 0)
         claims = {
-            c.id: judge_claim(c, self.chains[1 - c.author][: done[1 - c.author]],
-                              self.chains[c.author][: done[c.author]])
+            c.id: judge_claim(c, self.chains[1 - c.author][: done[1 - c.author]])
             for c in (self.states[-1].claims if self.states else ())
         }
         return Linear(order, held, tuple(problems), claims)
@@ -529,36 +530,15 @@ def claim_body(log: Log, claimant: int, owed: Owed) -> Any:
     return ev.make("claim", owed.author, ack_seq + 1, kinds, owed.what)
 
 
-def judge_claim(
-    claim: Entry, owing: Sequence[Entry], claiming: Sequence[Entry] = ()
-) -> ClaimVerdict:
+def judge_claim(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
     """Who wins the race between a claim and the owed entry, by acknowledgements only.
 
-    ``owing`` are the owing player's placed entries in seq order, ``claiming`` the
-    claimant's. No clock can be checked, so:
-
-    * the owed entry beats a claim it does not ack (it may have crossed the claim on
-      the wire): BEATEN, the match goes on;
-    * an entry of the owing player that acks the claim before the owed one: STANDS;
-    * nothing yet: OPEN (the match ends for now; the owed entry, when it comes without
-      acking the claim, reopens it);
-    * WAITING (no effect): the owing player's own claim against the claimant was
-      beaten by one of the claimant's entries, and no entry of the owing player acks
-      that entry. It owes the answer from when it receives it, and nothing in the log
-      shows it ever did: a claimant who left, believing it had won, is never made the
-      loser by entries written after it left (:func:`claim_waits`).
+    ``owing`` are the owing player's placed entries in seq order. No clock can be
+    checked, so the owed entry beats a claim it does not ack (it may have crossed the
+    claim on the wire: BEATEN); an entry of the owing player that acks the claim before
+    the owed one makes it stand (STANDS); nothing yet leaves it OPEN (the match ends for
+    now; the owed entry, when it comes without acking the claim, reopens it).
     """
-    verdict = _race(claim, owing)
-    if verdict.verdict is Verdict.OPEN and claim_waits(owing, claiming, claim.seq):
-        return ClaimVerdict(Verdict.WAITING, None,
-                            "the owing player's own claim was beaten by an entry it has not "
-                            "acknowledged")  # fmt: skip
-    return verdict
-
-
-def _race(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
-    """The claim against the owing player's entries after its ack point (see
-    :func:`judge_claim`), without the WAITING rule."""
     b = claim.body
     if b.owed_author == claim.author or not b.kinds:
         return ClaimVerdict(Verdict.INVALID, None, "a claim names an opponent's entry kinds")
@@ -573,21 +553,6 @@ def _race(claim: Entry, owing: Sequence[Entry]) -> ClaimVerdict:
             return ClaimVerdict(Verdict.BEATEN, e,
                                 "the owed entry was sent before its author saw the claim")
     return ClaimVerdict(Verdict.OPEN, None, "nothing from the owing player yet")
-
-
-def claim_waits(owing: Sequence[Entry], claiming: Sequence[Entry], before: int) -> bool:
-    """Whether a claim at the claimant's seq ``before`` has no effect yet: a claim of the
-    owing player (in ``owing``) against the claimant was beaten by a claimant's entry
-    written before ``before``, and no entry of the owing player acks that entry."""
-    acked = max((e.ack_seq for e in owing), default=0)
-    for c in owing:
-        if c.kind != "claim" or getattr(c.body, "owed_author", None) != 1 - c.author:
-            continue
-        race = _race(c, claiming)
-        by = race.by if race.verdict is Verdict.BEATEN else None
-        if by is not None and by.seq < before and acked < by.seq:
-            return True
-    return False
 
 
 # ------------------------------------------------------------------------- the Log
@@ -711,9 +676,10 @@ class Log:
 
     def broken_at(self, author: int) -> int | None:
         """The seq at which the author's feed stopped at a problem (a fork, a broken
-        chain, a backwards ack, a chat flood), or None. Nothing after it is ever placed."""
-        stop = self._order.stops[author]
-        return stop.seq if stop is not None else None
+        chain, a backwards ack or one naming an entry never written, a chat flood), or
+        None. Nothing after it is ever placed."""
+        stops = [p.seq for p in (self._order.stops[author], self._order.bad[author]) if p]
+        return min(stops, default=None)
 
     def unanswered_chats(self, author: int) -> int:
         """How many chats end the author's feed with the ack its next entry would carry:
@@ -798,6 +764,8 @@ class Log:
         problem = structure_problem(e.fields)
         if problem:
             return Added(Outcome.DROPPED, e, problem)
+        if e.kind == "dispute" and e.body.evidence and not self._proves_fork(e):
+            return Added(Outcome.DROPPED, e, "a dispute whose evidence is no fork of the accused")
         added = self._store(e)
         if e.kind == "dispute" and e.body.evidence:
             # the pair an equivocation dispute carries: a log holding the dispute holds
@@ -809,6 +777,26 @@ class Log:
                           if (t := self._add_evidence(w, 1 - e.author)).stored)
             added = replace(added, released=twins)
         return added
+
+    def _proves_fork(self, dispute: Entry) -> bool:
+        """Whether a dispute's evidence is two entries signed by the accused at one seq.
+
+        Only such a dispute is stored. Then no stored entry carries more evidence than
+        one fork of the other player's, which that player never signs if honest: every
+        entry a cheater can fork fits, as evidence, in the dispute that answers it.
+        """
+        accused = 1 - dispute.author
+        key = self.key(accused)
+        try:
+            twins = [Entry.from_wire(w) for w in dispute.body.evidence]
+        except RemoteProtocolError:
+            return False
+        return (
+            key is not None and len(twins) == 2 and twins[0].id != twins[1].id
+            and twins[0].seq == twins[1].seq
+            and all(t.author == accused and t.game == self._game and t.verify(key)
+                    for t in twins)
+        )  # fmt: skip
 
     def _add_evidence(self, wire: bytes, accused: int) -> Added:
         """One entry a dispute carries as evidence: added only if the accused wrote it."""

@@ -42,7 +42,6 @@ from .log import (
     Owed,
     Verdict,
     claim_body,
-    claim_waits,
     judge_claim,
     nonce_hash,
 )
@@ -330,7 +329,8 @@ class PeerProtocol:
         stored, todo = False, list(entries)
         while todo:
             e = todo.pop(0)
-            if self._after_break(e, out) or self._ahead(e, out) or self._held_back(e, out):
+            if (self._after_break(e, out) or self._not_ours(e, out) or self._ahead(e, out)
+                    or self._held_back(e, out)):  # fmt: skip
                 continue
             for added in self.log.add_entry(e).all():
                 if added.stored:
@@ -360,6 +360,20 @@ class PeerProtocol:
         if stop is None or e.seq < stop or e.id in self.log:
             return False
         out.append(Dropped(f"its author's feed broke at seq {stop}"))
+        return True
+
+    def _not_ours(self, e: Entry, out: list[Output]) -> bool:
+        """Drop an entry that acks an entry of ours we never wrote (another id at that
+        seq, or a seq we have not reached). We know our own feed, and it has no fork, so
+        such an ack is made up. Stored, it would be evidence only against a copy's
+        completeness (a file that lost an entry looks the same), and the audit could not
+        settle the dispute it draws: dropped, its author still owes what it owed."""
+        if e.author != self.opponent or e.ack_seq == 0 or e.game != self.log.game:
+            return False  # (the log drops another game's entries, and says so)
+        mine = self.log.at(self.me, e.ack_seq)
+        if mine and mine[0].id == e.ack_id:
+            return False
+        out.append(Dropped("it acks an entry of ours that we never wrote"))
         return True
 
     def _ahead(self, e: Entry, out: list[Output]) -> bool:
@@ -419,19 +433,7 @@ class PeerProtocol:
         o = self.table.owes(self.opponent)
         if o is None or self._waiting is None or self.log.game is None:
             return None  # (before both hellos there is no game to append a claim to)
-        if now - self._since < self.table.claim_timeout or self.claim_waits():
-            return None
-        return o
-
-    def claim_waits(self) -> bool:
-        """A claim now would have no effect: the other player's own claim was beaten by
-        an entry of ours it has not acknowledged (it may have left, believing it had
-        won), so its time runs from when it receives that entry, which no entry shows."""
-        feeds: tuple[list[Entry], list[Entry]] = ([], [])
-        for p in self.log.linear().order:
-            feeds[p.entry.author].append(p.entry)
-        mine = feeds[self.me]
-        return claim_waits(feeds[self.opponent], mine, (mine[-1].seq if mine else 0) + 1)
+        return o if now - self._since >= self.table.claim_timeout else None
 
     def resumed(self, since: float) -> None:
         """This game was rebuilt from its files, last written at ``since`` (on the clock
@@ -569,13 +571,14 @@ class PeerProtocol:
         """Whether we still owe what ``claim`` names, for less than the timeout."""
         if self._owing_since is None or self._now - self._owing_since >= self.table.claim_timeout:
             return False
-        verdict = judge_claim(claim, self.log.since(self.me, claim.ack_seq),
-                              self.log.since(self.opponent, 0))  # fmt: skip
-        return verdict.verdict in (Verdict.OPEN, Verdict.WAITING)
+        verdict = judge_claim(claim, self.log.since(self.me, claim.ack_seq))
+        return verdict.verdict is Verdict.OPEN
 
     def _let_through(self, out: list[Output]) -> None:
         """Admit held claims once our owed entry is out or the time is up."""
         due = [claim for claim in self._early.values() if not self._too_soon(claim)]
+        for claim in due:
+            del self._early[claim.id]
         if due:
             self._admit(due, out)
 

@@ -715,13 +715,9 @@ def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
                                 "claim against it; kept without effect")  # fmt: skip
         elif (v := lin.claims.get(x.entry.id)) is not None and not v.verdict.takes_effect:
             owing = names[x.entry.body.owed_author]
-            out[x.index] = Mark("void", {
-                ClaimVerdict.BEATEN: f"beaten: {owing} answered before the claim reached "
-                                     "them; the match went on",
-                ClaimVerdict.WAITING: f"without effect for now: {owing}'s own claim was "
-                                      "answered by a move they have not acknowledged, so "
-                                      "their time runs from when they receive it",
-            }.get(v.verdict, f"invalid claim ({v.reason}); without effect"))
+            out[x.index] = Mark("void", f"beaten: {owing} answered before the claim reached "
+                                "them; the match went on" if v.verdict is ClaimVerdict.BEATEN
+                                else f"invalid claim ({for_screen(v.reason)}); without effect")
     if cheat_at is not None:
         # the table freezes where the cheat is found: at the entry itself, or at the
         # openings when only the seeds show it (the moves between were played)

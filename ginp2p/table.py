@@ -48,6 +48,7 @@ from .log import (
     Verdict,
     first_dealer,
     game_id,
+    linearise,
 )
 from .log import nonce_hash as hash_nonce
 from .match import MatchEnd, MatchState
@@ -1153,17 +1154,34 @@ class Table:
         if s.resigned is not None or s.claims:
             return  # a concurrent resign or claim, placed first, ended the match: no effect
         b = e.body
-        owed = [o for o in self.owed() if o.author == b.owed_author]
+        every = self._owed_at(e)
+        owed = [o for o in every if o.author == b.owed_author]
         if not any(set(b.kinds) & o.kinds for o in owed):
             raise _Broken("false-claim",
                           f"claimed that {s.names[b.owed_author]} owed \"{for_screen(b.what)}\", "
-                          f"but {_describe_owed(self.owed(), s.names)}")
+                          f"but {_describe_owed(every, s.names)}")
         s.claims.append(e)
         if s.match is not None:  # after the last hand too (its openings were owed)
             s.match = mt.forfeit(s.match, b.owed_author, MatchEnd.CLAIM)
         self._emit(
             MatchOver(1 - b.owed_author, MatchEnd.CLAIM, s.match.totals if s.match else None)
         )
+
+    def _owed_at(self, claim: Entry) -> list[Owed]:
+        """What was owed at the claim's ack point: what its author had seen. Entries of
+        the owing player that the claimant had not seen may be placed before the claim
+        (an ender it sent meanwhile, say a dispute); they do not make a fair claim false.
+        Then the entries the claimant had seen are folded again on their own (the
+        shared checks make that an engine replay)."""
+        o = claim.body.owed_author
+        if not any(u.seq > claim.ack_seq and u.kind != "chat" for u in self._s.placed[o]):
+            return self.owed()
+        seen = [p.entry for p in self._order[:-1]
+                if p.entry.seq < (claim.ack_seq + 1 if p.entry.author == o else claim.seq)]
+        table = Table(self.viewer, self._seeds, self.executor, self.lazy_proofs,
+                      checks=self._cache)  # fmt: skip
+        table.update(linearise(seen))
+        return table.owed()
 
     def _dispute(self, e: Entry) -> None:
         s = self._s

@@ -25,7 +25,16 @@ from ginp2p import audit
 from ginp2p import events as ev
 from ginp2p import shuffle as sh
 from ginp2p.fakelink import FakeLink, Side, bot_player, dealt, linked, settle, step_until
-from ginp2p.log import GUEST, HOST, Entry, Owed, Verdict, claim_body, sign_entry
+from ginp2p.log import (
+    GUEST,
+    HOST,
+    MAX_CHAT_RUN,
+    Entry,
+    Owed,
+    Verdict,
+    claim_body,
+    sign_entry,
+)
 from ginp2p.protocol import MAX_EARLY, Dropped, EarlyClaim, PeerProtocol, Save, Send
 from ginp2p.rules import CLASSIC
 from ginp2p.table import PLAY_KINDS
@@ -162,13 +171,18 @@ def test_early_claims_beyond_the_cap_are_refused_not_let_through() -> None:
     assert honest.proto.table.forfeited is None
 
 
-# ------------------------------------------------------- the back-dated counter-claim
+# ------------------------------------------------------- back-dated claims
 
 
 @pytest.mark.parametrize("saw_claim", [True, False], ids=["acks-the-claim", "concurrent"])
-def test_a_claimant_who_left_is_not_made_the_loser_by_a_back_dated_counter_claim(
+def test_a_claimant_who_left_reopens_a_back_dated_counter_claim_when_it_returns(
     saw_claim: bool,
 ) -> None:
+    """The claimant leaves; the cheater writes the move it owed with the ack it had
+    before the claim (so the claim reads as beaten) and a counter-claim. Until the
+    claimant is back, the counter-claim is open, as any claim against a silent player
+    is: the copies say so, incomplete. Back, the claimant owes its answer from when it
+    reads the move, holds the counter-claim back, and its move beats it."""
     link, c = cheater_to_move()
     cheat, honest = link.sides[c], link.sides[1 - c]
     h = honest.proto
@@ -177,8 +191,6 @@ def test_a_claimant_who_left_is_not_made_the_loser_by_a_back_dated_counter_claim
     honest.saved.append(claim.wire)  # (h.claim's Save, as the link would)
     assert h.table.forfeited == (c, "claim")
     left_at = link.now
-    # the claimant leaves; the cheater writes, in its own file only, the move it owed
-    # with the ack it had before the claim, then a counter-claim
     p = cheat.proto
     move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
     cheat.saved += [e.wire for e in move]
@@ -187,14 +199,9 @@ def test_a_claimant_who_left_is_not_made_the_loser_by_a_back_dated_counter_claim
         cheat.saved.append(claim.wire)
     counter = claim_by(p)
     cheat.saved.append(counter.wire)
-    # (the cheater's copy alone holds the claim only if it received it: a copy without
-    # the claim looks like any game the claimant walked away from)
-    both = honest.saved + cheat.saved
-    for records in (both, honest.saved, *([cheat.saved] if saw_claim else [])):
-        report = audited(records)  # the claimant wins (its own copy) or nobody has yet
-        assert report.winner != c and report.cheat is None, report.text()
-    if saw_claim:
-        assert p.log.linear().claims[counter.id].verdict is Verdict.WAITING
+    assert audited(honest.saved).winner == 1 - c  # the claimant's copy: it won
+    report = audited(honest.saved + cheat.saved)
+    assert report.cheat is None and report.verdict is audit.Verdict.INCOMPLETE, report.text()
     # the claimant comes back: its table reopens the match, and its answer is due from now
     link.now += 10 * TIMEOUT
     honest.restart()
@@ -235,23 +242,57 @@ def assert_reopened(link: FakeLink, honest: Side, counter: Entry) -> None:
     assert not lost_by_claim(h)
 
 
-def test_the_player_whose_move_beat_a_claim_may_not_claim_until_it_is_acknowledged() -> None:
-    """The honest side of the same race: its move crossed the other's claim; while the
-    other has not acknowledged that move, a claim of its own would have no effect, so it
-    is not offered."""
-    link, c = cheater_to_move()
+def cheater_to_move_after_an_honest_entry() -> tuple[FakeLink, int]:
+    """A link stopped where a player is to move whose last entry does not ack the other
+    player's last one (that player is the cheater: it makes no move by itself)."""
+    link = linked(RULES, 3, claim_timeout=TIMEOUT)
+    link.start()
+
+    def unacked_turn() -> bool:
+        if link.flight[HOST] or link.flight[GUEST] or moves(link.sides[HOST].proto) < 2:
+            return False
+        return any(s.proto.my_turn and last_of(s.proto).ack_seq < s.proto.log.have()[1 - me]
+                   for me, s in enumerate(link.sides))  # fmt: skip
+
+    step_until(link, unacked_turn)
+    link.players = (None, None)
+    return link, next(me for me, s in enumerate(link.sides) if s.proto.my_turn)
+
+
+def beaten_claim(p: PeerProtocol, what: str = "made up") -> Entry:
+    """A claim of ``p``'s with its last ack, naming what the other player owed there
+    and has since sent: beaten at once by that entry."""
+    last = last_of(p)
+    then = p.log.at(p.opponent, last.ack_seq + 1)[0]  # what the other player sent next
+    owed = Owed(p.opponent, frozenset({then.kind}), what)
+    body = claim_body(p.log, p.me, owed)._replace(owed_seq=last.ack_seq + 1)
+    fields = p.log.next_fields(p.me, "claim", body)._replace(
+        ack_seq=last.ack_seq, ack_id=last.ack_id)
+    e = sign_entry(p.key, fields)
+    p.log.add_entry(e)
+    return e
+
+
+def test_a_back_dated_claim_of_the_staller_does_not_undo_a_claim_against_it() -> None:
+    """The cheater owes a move and is silent; the honest player claims. The cheater then
+    signs a claim with its old ack, naming what the honest player owed there and long
+    since sent: beaten at once by that entry, it changes nothing, and the claim against
+    the cheater stands in every copy."""
+    link, c = cheater_to_move_after_an_honest_entry()
     cheat, honest = link.sides[c], link.sides[1 - c]
+    h, p = honest.proto, cheat.proto
     link.now += TIMEOUT + 1
-    claim = sent(honest.proto.claim(link.now))[0]
-    p = cheat.proto
-    move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
-    p.receive(claim.wire, link.now)
-    assert p.log.linear().claims[claim.id].verdict is Verdict.BEATEN
-    link.now += 10 * TIMEOUT
-    p.tick(link.now)
-    assert p.claim_waits() and p.claimable(link.now) is None
-    deliver(honest, link, move)
-    assert honest.proto.table.forfeited is None and honest.proto.my_turn
+    h.tick(link.now)
+    claim = sent(h.claim(link.now))[0]
+    honest.saved.append(claim.wire)
+    late = beaten_claim(p)
+    cheat.saved.append(late.wire)
+    deliver(honest, link, [late])
+    assert h.log.linear().claims[late.id].verdict is Verdict.BEATEN
+    assert h.table.forfeited == (c, "claim") and h.table.cheat is None
+    for records in (honest.saved, honest.saved + cheat.saved):
+        report = audited(records)
+        assert (report.winner, report.end) == (1 - c, "claim"), report.text()
 
 
 # ------------------------------------------------------- a dispute after non-seed keys
@@ -305,6 +346,11 @@ def test_a_dispute_by_a_player_whose_keys_do_not_follow_its_seeds_convicts_it(
         assert report.winner == 1 - c
 
 
+def last_of(p: PeerProtocol) -> Entry:
+    """The player's own last entry."""
+    return p.log.at(p.me, p.log.have()[p.me])[0]
+
+
 def moves(p: PeerProtocol) -> int:
     m = p.table.match
     return len(m.hand.moves) if m is not None and m.hand is not None else 0
@@ -345,3 +391,53 @@ def test_a_claim_the_log_cannot_judge_convicts_its_author() -> None:
     assert cheat_found is not None and (cheat_found.author, cheat_found.rule) == (c, "bad-claim")
     report = audited(honest.saved)
     assert report.cheat is not None and report.cheat.rule == "bad-claim"
+
+
+def test_an_ender_sent_across_a_claim_does_not_make_the_claim_false() -> None:
+    """The host owes a move and is silent; the guest claims; the host then signs a
+    dispute as if it had crossed the claim (its ack from before it). Two concurrent
+    enders place the host's first, and the dispute makes the host owe its seeds: but the
+    claim is judged by what the guest had seen, when the host owed a move."""
+    link, c = next(lc for seed in range(1, 40) if (lc := cheater_to_move(seed))[1] == HOST)
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    h, p = honest.proto, cheat.proto
+    link.now += TIMEOUT + 1
+    claim = sent(h.claim(link.now))[0]
+    honest.saved.append(claim.wire)
+    named = next(e for e in reversed(p.log.linear().entries) if e.author == 1 - c)
+    dispute = append(p, "dispute", ev.make("dispute", named.id, "not-a-card", "crossed", []))
+    cheat.saved.append(dispute.wire)
+    deliver(honest, link, [dispute])
+    assert h.table.cheat is None and h.table.forfeited == (c, "claim")
+    for records in (honest.saved, [*cheat.saved, claim.wire], honest.saved + cheat.saved):
+        report = audited(records)
+        assert report.cheat is None and report.winner == 1 - c, report.text()
+
+
+def test_claims_beaten_at_once_are_bounded_like_chats() -> None:
+    """A claim beaten at once has no effect; a run of them, with one ack and nothing
+    from the other player between, is bounded as chats are (chat-flood)."""
+    link, c = cheater_to_move_after_an_honest_entry()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    claims = [beaten_claim(cheat.proto, f"made up {i}") for i in range(MAX_CHAT_RUN + 5)]
+    out = deliver(honest, link, claims)
+    stored = [o.entry for o in out if isinstance(o, Save) and o.entry.author == c]
+    assert len(stored) == MAX_CHAT_RUN + 1  # the last one is the proof of the flood
+    found = honest.proto.table.cheat
+    assert found is not None and (found.author, found.rule) == (c, "chat-flood")
+
+
+def test_an_entry_acking_an_entry_never_written_is_dropped_not_judged() -> None:
+    """A chat whose ack names the honest player's last seq with a made-up id: the
+    honest peer knows its own feed, drops it (its author still owes), and neither its
+    table nor the audit of its file has anything to settle."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    p = cheat.proto
+    fields = p.log.next_fields(c, "chat", ev.make("chat", "hi"))
+    fake = sign_entry(p.key, fields._replace(ack_id=bytes(range(32))))
+    out = deliver(honest, link, [fake])
+    assert fake.id not in honest.proto.log
+    assert any(isinstance(o, Dropped) and "never wrote" in o.reason for o in out)
+    assert honest.proto.table.cheat is None
+    assert audited(honest.saved).verdict is not audit.Verdict.DAMAGED

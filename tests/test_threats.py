@@ -862,10 +862,9 @@ def test_an_entry_spliced_from_another_game_is_dropped(baseline: FakeLink) -> No
 # ---------------------------------------------------------------- false disputes
 
 
-@pytest.mark.parametrize("named", ["honest-lock", "made-up", "forged-twin"])
+@pytest.mark.parametrize("named", ["honest-lock", "made-up"])
 def test_a_false_dispute_forfeits_the_disputer(named: str) -> None:
-    """A dispute of an entry that checks out, of an entry that does not exist, or of an
-    equivocation whose "twin" the accused never signed (here, signed by the disputer)."""
+    """A dispute of an entry that checks out, or of an entry that does not exist."""
     link = pair()
     link.start()
     step_until(link, lambda: dealt(link) and not any(link.flight))
@@ -874,12 +873,7 @@ def test_a_false_dispute_forfeits_the_disputer(named: str) -> None:
     lock = next(e for e in feed(honest, 1 - x) if e.kind == "lock")
     target = bytes(range(32)) if named == "made-up" else lock.id
     p = link.sides[x].proto
-    evidence = []
-    if named == "forged-twin":
-        other = lock.fields._replace(body=lock.body._replace(proof=lock.body.proof[::-1]))
-        evidence = [lock.wire, sign_entry(p.key, other).wire]
-    rule = "equivocation" if evidence else "bad-lock-proof"
-    body = ev.make("dispute", target, rule, "it does not check out", evidence)
+    body = ev.make("dispute", target, "bad-lock-proof", "it does not check out", [])
     link.handle(x, p._append_and_fold("dispute", body))
     dispute = next(e for e in reversed(feed(link.sides[x], x)) if e.kind == "dispute")
     settle(link)
@@ -898,6 +892,32 @@ def test_a_false_dispute_forfeits_the_disputer(named: str) -> None:
     assert (mine[0].body.entry, mine[0].body.rule) == (dispute.id, "false-dispute")
     for side in link.sides:
         audited(side.saved, audit.Verdict.CHEATED, c, 1 - x, MatchEnd.CHEAT)
+
+
+@pytest.mark.parametrize("evidence", ["forged-twin", "junk", "own-entries"])
+def test_a_dispute_whose_evidence_is_no_fork_of_the_accused_is_dropped(evidence: str) -> None:
+    """Evidence must be two entries the accused signed at one seq. Anything else (a twin
+    signed by the disputer, bytes that are no entry, the disputer's own entries) and the
+    dispute is dropped like bytes that do not verify: so no stored entry carries more
+    than one fork of the other player's, and every entry a cheater can fork fits, as
+    evidence, in the dispute that answers it."""
+    link = pair()
+    link.start()
+    step_until(link, lambda: dealt(link) and not any(link.flight))
+    x = GUEST
+    honest, p = link.sides[1 - x], link.sides[x].proto
+    lock = next(e for e in feed(honest, 1 - x) if e.kind == "lock")
+    other = lock.fields._replace(body=lock.body._replace(proof=lock.body.proof[::-1]))
+    mine = feed(link.sides[x], x)[-2:]
+    wires = {"forged-twin": [lock.wire, sign_entry(p.key, other).wire],
+             "junk": [lock.wire, bytes(30 * 1024)],
+             "own-entries": [e.wire for e in mine]}[evidence]  # fmt: skip
+    body = ev.make("dispute", lock.id, "equivocation", "two locks", wires)
+    dispute = sign_entry(p.key, p.log.next_fields(x, "dispute", body))
+    out = honest.proto.receive(dispute.wire, link.now)
+    assert dispute.id not in honest.proto.log
+    assert any(isinstance(o, Dropped) and "no fork" in o.reason for o in out)
+    assert honest.proto.table.cheat is None and honest.proto.table.forfeited is None
 
 
 # ---------------------------------------------------------------- a second challenge
