@@ -1030,11 +1030,17 @@ def _cheat(folded: Folded, damage: _Damage, results: dict[int, HandResult], curr
         # a dispute of an entry whose ack the file cannot judge is not proven false
         disputed = folded.log.get(cheat.entry)
         named = {x.id for p in folded.unproven for x in p.entries}
-        if disputed is not None and disputed.kind == "dispute" and disputed.body.entry in named:
-            a = disputed.author
-            damage.add(f"{names[a]} disputed an entry of {names[1 - a]} that acks an entry "
-                       "not in the file: the file cannot settle the dispute",
-                       cheat.hand)  # fmt: skip
+        lacking = disputed is not None and disputed.kind == "dispute" and (
+            disputed.body.entry in named or disputed.body.entry not in folded.log)
+        if lacking:
+            # the disputed entry may be one its author forked and left out of this copy
+            # (the peer that disputed it held it): no copy without it can judge it
+            assert disputed is not None
+            a, files = disputed.author, "file" if folded.copies == 1 else "copies"
+            why = ("acks an entry not in the" if disputed.body.entry in named
+                   else "is not in the")  # fmt: skip
+            damage.add(f"{names[a]} disputed an entry of {names[1 - a]} that {why} {files}: "
+                       f"the {files} cannot settle the dispute", cheat.hand)  # fmt: skip
             cheat, unsettled = None, True
     audit_cheat, broken = _auditor_checks(table, lin, folded.hand_of, results, cheat)
     for hand, line in broken:

@@ -363,16 +363,24 @@ class PeerProtocol:
         return True
 
     def _not_ours(self, e: Entry, out: list[Output]) -> bool:
-        """Drop an entry that acks an entry of ours we never wrote (another id at that
-        seq, or a seq we have not reached). We know our own feed, and it has no fork, so
-        such an ack is made up. Stored, it would be evidence only against a copy's
+        """Drop an entry that acks, or disputes, an entry of ours we never wrote (another
+        id at that seq, or a seq we have not reached). We know our own feed, and it has
+        no fork, so such an ack is made up. Stored, it would be evidence only against a copy's
         completeness (a file that lost an entry looks the same), and the audit could not
         settle the dispute it draws: dropped, its author still owes what it owed."""
         if e.author != self.opponent or e.ack_seq == 0 or e.game != self.log.game:
             return False  # (the log drops another game's entries, and says so)
+        if e.kind == "dispute" and e.body.entry not in self.log:
+            out.append(Dropped("it disputes an entry that we never wrote"))
+            return True  # (a dispute names an entry of ours, and we hold every one)
         mine = self.log.at(self.me, e.ack_seq)
         if mine and mine[0].id == e.ack_id:
             return False
+        before = self.log.at(e.author, e.seq - 1)
+        if e.seq > 1 and len(before) != 1:
+            return False  # judged when its predecessor is here (or its feed has forked)
+        if before and e.ack_seq <= before[0].ack_seq:
+            return False  # its own previous entry acked otherwise: a proof the log convicts
         out.append(Dropped("it acks an entry of ours that we never wrote"))
         return True
 

@@ -649,20 +649,24 @@ class Table:
         lost = s.claims[-1].body.owed_author if s.claims else None
         if s.resigned not in (None, e.author) or lost == e.author:
             return  # written before its author saw the resign or claim that ended the match
-        owed = self.owed()
+        # judged at its ack point: its author had not seen these opponent entries. A
+        # dispute sent across it changes what is owed (the disputer's seeds), but not
+        # what its author owed when it wrote it.
+        unseen = [u for u in s.placed[1 - e.author] if u.seq > e.ack_seq] if p.concurrent else []
+        owed = self._owed_at(e) if any(u.kind == "dispute" for u in unseen) else self.owed()
         if not any(o.author == e.author and e.kind in o.kinds for o in owed):
             raise _Broken(
                 "out-of-turn",
                 f"{sent_words(e.kind, s.names[e.author])} when {_describe_owed(owed, s.names)}",
             )
-        if p.concurrent and e.kind not in ev.COMMUTING:
-            # judged at its ack point: its author had not seen these opponent entries
-            unseen = [u for u in s.placed[1 - e.author] if u.seq > e.ack_seq]
-            if any(u.kind != "chat" and not self._idle_claim(u) for u in unseen):
+        if e.kind not in ev.COMMUTING:
+            waited = [u for u in unseen if u.kind not in ("chat", "dispute")
+                      and not self._idle_claim(u)]  # fmt: skip
+            if waited:
                 raise _Broken(
                     "out-of-turn",
                     f"{sent_words(e.kind, s.names[e.author])} before seeing what it had to "
-                    f"wait for: {KIND_WORDS.get(unseen[0].kind, unseen[0].kind)} from "
+                    f"wait for: {KIND_WORDS.get(waited[0].kind, waited[0].kind)} from "
                     f"{s.names[1 - e.author]}",
                 )
         handler = getattr(self, f"_on_{e.kind}", None)
@@ -1167,17 +1171,17 @@ class Table:
             MatchOver(1 - b.owed_author, MatchEnd.CLAIM, s.match.totals if s.match else None)
         )
 
-    def _owed_at(self, claim: Entry) -> list[Owed]:
-        """What was owed at the claim's ack point: what its author had seen. Entries of
-        the owing player that the claimant had not seen may be placed before the claim
-        (an ender it sent meanwhile, say a dispute); they do not make a fair claim false.
-        Then the entries the claimant had seen are folded again on their own (the
-        shared checks make that an engine replay)."""
-        o = claim.body.owed_author
-        if not any(u.seq > claim.ack_seq and u.kind != "chat" for u in self._s.placed[o]):
+    def _owed_at(self, e: Entry) -> list[Owed]:
+        """What was owed at ``e``'s ack point: what its author had seen. Entries of the
+        other player that it had not seen may be placed before it (an ender sent
+        meanwhile, say a dispute); they do not make a fair claim false, nor a move made
+        in turn out of turn. Then the entries its author had seen are folded again on
+        their own (the shared checks make that an engine replay)."""
+        o = 1 - e.author
+        if not any(u.seq > e.ack_seq and u.kind != "chat" for u in self._s.placed[o]):
             return self.owed()
         seen = [p.entry for p in self._order[:-1]
-                if p.entry.seq < (claim.ack_seq + 1 if p.entry.author == o else claim.seq)]
+                if p.entry.seq < (e.ack_seq + 1 if p.entry.author == o else e.seq)]
         table = Table(self.viewer, self._seeds, self.executor, self.lazy_proofs,
                       checks=self._cache)  # fmt: skip
         table.update(linearise(seen))

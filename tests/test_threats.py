@@ -862,9 +862,9 @@ def test_an_entry_spliced_from_another_game_is_dropped(baseline: FakeLink) -> No
 # ---------------------------------------------------------------- false disputes
 
 
-@pytest.mark.parametrize("named", ["honest-lock", "made-up"])
+@pytest.mark.parametrize("named", ["honest-lock"])
 def test_a_false_dispute_forfeits_the_disputer(named: str) -> None:
-    """A dispute of an entry that checks out, or of an entry that does not exist."""
+    """A dispute of an entry that checks out."""
     link = pair()
     link.start()
     step_until(link, lambda: dealt(link) and not any(link.flight))
@@ -918,6 +918,26 @@ def test_a_dispute_whose_evidence_is_no_fork_of_the_accused_is_dropped(evidence:
     assert dispute.id not in honest.proto.log
     assert any(isinstance(o, Dropped) and "no fork" in o.reason for o in out)
     assert honest.proto.table.cheat is None and honest.proto.table.forfeited is None
+
+
+def test_a_dispute_of_an_entry_never_written_is_dropped() -> None:
+    """A dispute names an entry of the receiver's, which holds every one it wrote: one
+    naming another id is made up, and dropped like bytes that do not verify. (A copy of
+    the log that lacks a disputed entry cannot settle the dispute: the audit says so,
+    blaming nobody, since the disputed entry may be a twin its author left out.)"""
+    link = pair()
+    link.start()
+    step_until(link, lambda: dealt(link) and not any(link.flight))
+    x = GUEST
+    honest, p = link.sides[1 - x], link.sides[x].proto
+    body = ev.make("dispute", bytes(range(32)), "bad-lock-proof", "made up", [])
+    dispute = sign_entry(p.key, p.log.next_fields(x, "dispute", body))
+    out = honest.proto.receive(dispute.wire, link.now)
+    assert dispute.id not in honest.proto.log
+    assert any(isinstance(o, Dropped) and "never wrote" in o.reason for o in out)
+    assert honest.proto.table.cheat is None
+    report = audit.audit_records([*honest.saved, dispute.wire])
+    assert report.cheat is None and "cannot settle the dispute" in report.text()
 
 
 # ---------------------------------------------------------------- a second challenge
