@@ -1039,11 +1039,13 @@ class Game:
             self.violate("raises:restart", f"{type(exc).__name__}: {exc}")
             return
         p = self.honest.proto
-        resumed = getattr(p, "resumed", None)  # (a peer that knows when its files stopped)
-        if callable(resumed):
-            resumed(self.now if since is None else since)
+        away = getattr(p, "away", None)  # (a peer that knows when its files stopped)
+        if callable(away):
+            away(self.now if since is None else since)
         self._honest_call("start", lambda: p.start(self.now))
         self._reconnect()
+        if callable(away):
+            away(None)  # caught up, as a session says once the resync is read
 
     def _resume(self) -> None:
         """The claimant that left comes back: first, nothing the cheater signed meanwhile

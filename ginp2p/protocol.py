@@ -208,7 +208,7 @@ class PeerProtocol:
         self._waiting: tuple[int, str] | None = None
         self._since = 0.0
         self._owing_since: float | None = None  # since when this player owes an entry
-        self._resumed: tuple[float, Owed | None, int] = (0.0, None, -2)  # see resumed()
+        self._away_since: float | None = None  # see away()
         self._owing_moves = -1  # the hand's moves when _owing_since was last checked
         self._waiting_moves = -1  # the same, for _since
         self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
@@ -370,9 +370,11 @@ class PeerProtocol:
         settle the dispute it draws: dropped, its author still owes what it owed."""
         if e.author != self.opponent or e.ack_seq == 0 or e.game != self.log.game:
             return False  # (the log drops another game's entries, and says so)
-        if e.kind == "dispute" and e.body.entry not in self.log:
+        if e.kind == "dispute" and not e.body.evidence and e.body.entry not in self.log:
+            # a dispute names an entry of ours, and we hold every one we wrote (a
+            # dispute of a fork carries both entries: the log takes them from it)
             out.append(Dropped("it disputes an entry that we never wrote"))
-            return True  # (a dispute names an entry of ours, and we hold every one)
+            return True
         mine = self.log.at(self.me, e.ack_seq)
         if mine and mine[0].id == e.ack_id:
             return False
@@ -443,16 +445,17 @@ class PeerProtocol:
             return None  # (before both hellos there is no game to append a claim to)
         return o if now - self._since >= self.table.claim_timeout else None
 
-    def resumed(self, since: float) -> None:
-        """This game was rebuilt from its files, last written at ``since`` (on the clock
-        given to the protocol). What the files say this player owed, it has owed since
-        then: it knew. What it comes to owe through entries read from now on, it owes
-        from when it reads them, as always: a player's time counts from when it could
-        first see what it owes (a claimant who left comes back to a move that beat its
-        claim: its answer is due from now, not from when it left)."""
-        m = self.table.match
-        moves = len(m.hand.moves) if m is not None and m.hand is not None else -1
-        self._resumed = (since, self.table.owes(self.me), moves)
+    def away(self, since: float | None) -> None:
+        """This player was away from ``since`` (the clock given to the protocol): its
+        game was rebuilt from files last written then, or its process was frozen (a
+        laptop's lid, SIGSTOP) and has just come back; None once it is back and caught
+        up. What it comes to owe through entries read meanwhile, it owes from ``since``:
+        they may have come at any time while it was away, and its player was away for
+        all of it. Not when its table said the match was over as it went away: a
+        claimant who left believing it had won owes what turns up (a move that beat its
+        claim, written with an old ack) from when it reads it, so a counter-claim
+        written while it was away is held back and its answer beats it."""
+        self._away_since = None if since is None or self.table.finished else since
 
     def owing_for(self, now: float | None = None) -> float | None:
         """How long this player has owed an entry (the other side may claim after the
@@ -620,9 +623,8 @@ class PeerProtocol:
         if mine is None:
             self._owing_since = None
         elif self._owing_since is None or moves != self._owing_moves:
-            since = self._resumed[0] if self._resumed[1:] == (mine, moves) else None
+            since = self._away_since
             self._owing_since = self._now if since is None else min(since, self._now)
-        self._resumed = (0.0, None, -2)  # only what was owed when the files were read
         self._owing_moves = moves
         o = self.table.owes(self.opponent)
         now = (o.author, o.what) if o is not None else None

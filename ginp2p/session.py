@@ -554,12 +554,12 @@ class Session:
         player quits, or a fatal error (refused, version mismatch, host unreachable)."""
         self._started = self._last_heard = self.now()
         if self.away_since is not None and not self.proto.finished:
-            # Resumed: the player was away since the files were last written. What its
-            # files say it owes is owed from then, and a claim made meanwhile is read
+            # Resumed: the player was away since the files were last written, as after a
+            # freeze. What it owes is owed from then, and a claim made meanwhile is read
             # before the computer moves (``settling``): else its first move, not acking
-            # the claim it had not yet heard, would beat a claim rightly made. What it
-            # comes to owe through entries it reads now is owed from now.
-            self.proto.resumed(self.now() - max(0.0, time.time() - self.away_since))
+            # the claim it had not yet heard, would beat a claim rightly made. (Not when
+            # its files said the match was over: see PeerProtocol.away.)
+            self.proto.away(self.now() - max(0.0, time.time() - self.away_since))
             self._woke = self.now()
         tasks = [asyncio.ensure_future(self._pump()), asyncio.ensure_future(self._ticker()),
                  asyncio.ensure_future(self.player.run(self))]  # fmt: skip
@@ -621,6 +621,7 @@ class Session:
         now = self.now()
         if self._last_item is not None and now - self._last_item > self.tick_s + STALL_S:
             self._woke = now
+            self.proto.away(self._last_item)
             if self.link_up:
                 await self._send_have(reply=True)
         elif self._woke is not None and not self.settling:
@@ -629,6 +630,7 @@ class Session:
     def _settled(self) -> None:
         """Back from a freeze and caught up (or given up waiting): moves and claims go on."""
         self._woke = None
+        self.proto.away(None)
 
     @property
     def settling(self) -> bool:

@@ -206,7 +206,7 @@ def test_a_claimant_who_left_reopens_a_back_dated_counter_claim_when_it_returns(
     link.now += 10 * TIMEOUT
     honest.restart()
     h = honest.proto
-    h.resumed(left_at)
+    h.away(left_at)
     link.handle(h.me, h.start(link.now))
     deliver(honest, link, [*move, counter])
     assert_reopened(link, honest, counter)
@@ -428,16 +428,40 @@ def test_claims_beaten_at_once_are_bounded_like_chats() -> None:
 
 
 def test_an_entry_acking_an_entry_never_written_is_dropped_not_judged() -> None:
-    """A chat whose ack names the honest player's last seq with a made-up id: the
+    """A chat whose ack names an entry of the honest player's that it never wrote: the
     honest peer knows its own feed, drops it (its author still owes), and neither its
-    table nor the audit of its file has anything to settle."""
+    table nor the audit of its file has anything to settle. (An ack that contradicts its
+    author's own previous ack is kept instead: the two entries prove the problem.)"""
     link, c = cheater_to_move()
     cheat, honest = link.sides[c], link.sides[1 - c]
     p = cheat.proto
     fields = p.log.next_fields(c, "chat", ev.make("chat", "hi"))
-    fake = sign_entry(p.key, fields._replace(ack_id=bytes(range(32))))
+    beyond = fields.ack_seq + 1  # a seq the honest player has not reached
+    fake = sign_entry(p.key, fields._replace(ack_seq=beyond, ack_id=bytes(range(32))))
     out = deliver(honest, link, [fake])
     assert fake.id not in honest.proto.log
     assert any(isinstance(o, Dropped) and "never wrote" in o.reason for o in out)
     assert honest.proto.table.cheat is None
     assert audited(honest.saved).verdict is not audit.Verdict.DAMAGED
+
+
+def test_a_player_back_from_a_crash_owes_what_came_meanwhile_from_its_last_write() -> None:
+    """Unlike a claimant who left: a player whose program died mid-game, owing nothing
+    then, comes back to the other's move and a claim made after the timeout. It was
+    away all that time, so the claim is not early: it stands (the match was not over in
+    its files, as it is for a claimant's)."""
+    link, mover = cheater_to_move()
+    gone, other = link.sides[1 - mover], link.sides[mover]
+    gone_at = link.now
+    p = other.proto
+    move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
+    link.now += TIMEOUT + 1
+    p.tick(link.now)
+    claim = sent(p.claim(link.now))[0]
+    gone.restart()
+    g = gone.proto
+    g.away(gone_at)
+    link.handle(g.me, g.start(link.now))
+    out = deliver(gone, link, [*move, claim])
+    assert not [o for o in out if isinstance(o, EarlyClaim)]
+    assert claim.id in g.log and g.table.forfeited == (g.me, "claim")
