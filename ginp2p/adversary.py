@@ -320,10 +320,12 @@ class Claim:
     count: int
     after_move: bool = False
     false: bool = False
+    part: bool = False  # only one of the kinds owed (one the honest player may not use)
 
     def describe(self) -> str:
         how = "after-move" if self.after_move else "now"
-        return f"claim({self.count},{how}{',false' if self.false else ''})"
+        return (f"claim({self.count},{how}{',false' if self.false else ''}"
+                f"{',part' if self.part else ''})")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -498,7 +500,8 @@ def draw_choice(d: Drawer, style: str = "reckless") -> Choice:
     if kind == "claim":
         count = _pick(d, (1, 1, 2, pr.MAX_EARLY, pr.MAX_EARLY + 1, pr.MAX_EARLY + 2))
         false = style != "subtle" and d.between(0, 4) == 0
-        return Claim(count, d.between(0, 1) == 1, false)
+        part = style != "subtle" and not false and d.between(0, 4) == 0
+        return Claim(count, d.between(0, 1) == 1, false, part)
     if kind == "dispute":
         return Dispute(d.between(0, 40))
     if kind == "equivocate":
@@ -841,6 +844,8 @@ class Game:
         if choice.false:
             kinds = frozenset({"open"}) if "stock_key" in owed.kinds else frozenset({"stock_key"})
             owed = Owed(self.h, kinds, "an entry it does not owe")
+        elif choice.part and len(owed.kinds) > 1:  # the kind least likely to be played
+            owed = Owed(self.h, frozenset({max(owed.kinds, key=ev.CODE.__getitem__)}), "part")
         for _ in range(choice.count):
             if not self._brain_call("claim", lambda: b._append_and_fold(
                     "claim", claim_body(b.log, b.me, owed))):

@@ -492,10 +492,12 @@ class PeerProtocol:
         return self._append_and_fold("resign", ev.make("resign", reason[:200]))
 
     def chat(self, text: str) -> list[Output]:
-        if self.log.unanswered_chats(self.me) >= MAX_CHAT_RUN:
+        # one place of the run is kept for a claim (they count together): a player who
+        # wrote to a silent opponent must still be able to claim against it
+        if self.log.unanswered_chats(self.me) >= MAX_CHAT_RUN - 1:
             raise LocalProtocolError(
                 f"{self.table.names[self.opponent]} has written nothing since your last "
-                f"{MAX_CHAT_RUN} lines: wait for an answer or a move before writing more"
+                f"{MAX_CHAT_RUN - 1} lines: wait for an answer or a move before writing more"
             )
         return self._append_and_fold("chat", ev.make("chat", text[:500]))
 

@@ -1160,7 +1160,9 @@ class Table:
         b = e.body
         every = self._owed_at(e)
         owed = [o for o in every if o.author == b.owed_author]
-        if not any(set(b.kinds) & o.kinds for o in owed):
+        # every kind that would fulfil the debt: a claim naming only some of them (one
+        # the owing player will not use) could never be beaten by its answer
+        if not any(o.kinds <= set(b.kinds) for o in owed):
             raise _Broken("false-claim",
                           f"claimed that {s.names[b.owed_author]} owed \"{for_screen(b.what)}\", "
                           f"but {_describe_owed(every, s.names)}")

@@ -294,7 +294,7 @@ async def _on_tick(self: session.Session) -> None:
     if D.chance("chat"):
         D.note("chat")
         text = D.rng.choice(["hi", "\x1b[2J\x1b[Hyou lost", "good luck\r\x07", "x" * 500])
-        with contextlib.suppress(LocalProtocolError):  # 32 lines unanswered: no more
+        with contextlib.suppress(LocalProtocolError):  # the run of lines is full
             await self._carry(p.chat(text))
     playing = p.table.match is not None and not p.finished and p.table.cheat is None
     if playing and D.claims < MAX_CLAIMS and D.chance("claim"):

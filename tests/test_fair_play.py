@@ -24,6 +24,7 @@ import pytest
 from ginp2p import audit
 from ginp2p import events as ev
 from ginp2p import shuffle as sh
+from ginp2p.events import LocalProtocolError
 from ginp2p.fakelink import FakeLink, Side, bot_player, dealt, linked, settle, step_until
 from ginp2p.log import (
     GUEST,
@@ -465,3 +466,39 @@ def test_a_player_back_from_a_crash_owes_what_came_meanwhile_from_its_last_write
     out = deliver(gone, link, [*move, claim])
     assert not [o for o in out if isinstance(o, EarlyClaim)]
     assert claim.id in g.log and g.table.forfeited == (g.me, "claim")
+
+
+def test_a_claim_naming_only_part_of_what_is_owed_is_false() -> None:
+    """A claim naming one play kind the honest player will not use (declare_rumino in
+    classic) could never be beaten by its move: a claim must name every kind that would
+    fulfil the debt, or it is false."""
+    link, c = cheater_to_move()
+    cheat, honest = link.sides[c], link.sides[1 - c]
+    p = cheat.proto
+    link.now += 1
+    move = sent(p.act(bot_player(p, p.view())))  # type: ignore[arg-type]
+    part = append(p, "claim", claim_body(p.log, c, Owed(1 - c, frozenset({"declare_rumino"}),
+                                                        "a move")))  # fmt: skip
+    deliver(honest, link, [*move, part])
+    settle(link)  # the honest player moves at once; then the claim is let in
+    found = honest.proto.table.cheat
+    assert found is not None and (found.author, found.rule) == (c, "false-claim")
+    assert honest.proto.table.forfeited == (c, "cheat")
+
+
+def test_a_player_who_wrote_to_a_silent_opponent_can_still_claim() -> None:
+    """Chats and claims count together in the run bound: a player may write one line
+    fewer than the bound, so that its claim after the timeout is never the flood."""
+    link, c = cheater_to_move()
+    honest = link.sides[1 - c]
+    h = honest.proto
+    written = 0
+    with pytest.raises(LocalProtocolError, match="has written nothing since"):
+        for i in range(MAX_CHAT_RUN):  # as many lines as the peer lets a player write
+            link.handle(h.me, h.chat(f"are you there? ({i})"))
+            written += 1
+    assert written == MAX_CHAT_RUN - 1
+    link.now += TIMEOUT + 1
+    h.tick(link.now)
+    link.handle(h.me, h.claim(link.now))
+    assert h.table.cheat is None and h.table.forfeited == (c, "claim")
