@@ -1182,12 +1182,15 @@ class Table:
         o = 1 - e.author
         if not any(u.seq > e.ack_seq and u.kind != "chat" for u in self._s.placed[o]):
             return self.owed()
-        seen = [p.entry for p in self._order[:-1]
-                if p.entry.seq < (e.ack_seq + 1 if p.entry.author == o else e.seq)]
-        table = Table(self.viewer, self._seeds, self.executor, self.lazy_proofs,
-                      checks=self._cache)  # fmt: skip
-        table.update(linearise(seen))
-        return table.owed()
+        key = ("owed-at", e.id)  # what its author had seen is fixed by the entry itself
+        if key not in self._cache:
+            seen = [p.entry for p in self._order[:-1]
+                    if p.entry.seq < (e.ack_seq + 1 if p.entry.author == o else e.seq)]
+            table = Table(self.viewer, self._seeds, self.executor, self.lazy_proofs,
+                          checks=self._cache)  # fmt: skip
+            table.update(linearise(seen))
+            self._cache[key] = tuple(table.owed())
+        return list(self._cache[key])
 
     def _dispute(self, e: Entry) -> None:
         s = self._s
