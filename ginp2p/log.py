@@ -764,49 +764,38 @@ class Log:
         problem = structure_problem(e.fields)
         if problem:
             return Added(Outcome.DROPPED, e, problem)
-        if e.kind == "dispute" and e.body.evidence and not self._proves_fork(e):
+        twins = self._fork_shown(e) if e.kind == "dispute" and e.body.evidence else ()
+        if twins is None:
             return Added(Outcome.DROPPED, e, "a dispute whose evidence is no fork of the accused")
         added = self._store(e)
-        if e.kind == "dispute" and e.body.evidence:
+        if twins:
             # the pair an equivocation dispute carries: a log holding the dispute holds
-            # the fork too, even the equivocator's own file (which stored one of them).
-            # Evidence that does not verify is the disputer's loss, not a file's damage.
-            # Only the accused's entries: a dispute is no way for its author to slip
-            # entries of its own past the checks its feed's entries get on receipt.
-            twins = tuple(t for w in e.body.evidence
-                          if (t := self._add_evidence(w, 1 - e.author)).stored)
-            added = replace(added, released=twins)
+            # the fork too, even the equivocator's own file (which stored one of them)
+            stored = tuple(t for t in map(self.add_entry, twins) if t.stored)
+            added = replace(added, released=stored)
         return added
 
-    def _proves_fork(self, dispute: Entry) -> bool:
-        """Whether a dispute's evidence is two entries signed by the accused at one seq.
+    def _fork_shown(self, dispute: Entry) -> tuple[Entry, Entry] | None:
+        """The two entries a dispute's evidence holds, if they are signed by the accused
+        at one seq of this game; else None, and the dispute is dropped.
 
-        Only such a dispute is stored. Then no stored entry carries more evidence than
-        one fork of the other player's, which that player never signs if honest: every
-        entry a cheater can fork fits, as evidence, in the dispute that answers it.
+        So no stored entry carries more evidence than one fork of the other player's,
+        which that player never signs if honest: every entry a cheater can fork fits, as
+        evidence, in the dispute that answers it; and a dispute is no way for its author
+        to slip entries of its own past the checks a receiver gives them.
         """
         accused = 1 - dispute.author
         key = self.key(accused)
         try:
             twins = [Entry.from_wire(w) for w in dispute.body.evidence]
         except RemoteProtocolError:
-            return False
-        return (
-            key is not None and len(twins) == 2 and twins[0].id != twins[1].id
-            and twins[0].seq == twins[1].seq
-            and all(t.author == accused and t.game == self._game and t.verify(key)
-                    for t in twins)
-        )  # fmt: skip
-
-    def _add_evidence(self, wire: bytes, accused: int) -> Added:
-        """One entry a dispute carries as evidence: added only if the accused wrote it."""
-        try:
-            entry = Entry.from_wire(wire)
-        except RemoteProtocolError as exc:
-            return Added(Outcome.DROPPED, None, f"undecodable: {exc}")
-        if entry.author != accused or entry.kind == "hello":
-            return Added(Outcome.DROPPED, entry, "evidence that is not the accused's entry")
-        return self.add_entry(entry)
+            return None
+        if key is None or len(twins) != 2 or twins[0].id == twins[1].id:
+            return None
+        a, b = twins
+        shown = a.seq == b.seq and all(
+            t.author == accused and t.game == self._game and t.verify(key) for t in twins)
+        return (a, b) if shown else None
 
     def _store(self, e: Entry) -> Added:
         slot = self._slots[e.author].setdefault(e.seq, [])

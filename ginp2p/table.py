@@ -1143,7 +1143,7 @@ class Table:
             self._emit(MatchOver(s.match.winner, MatchEnd.RESIGN, s.match.totals))
 
     def _idle_claim(self, e: Entry) -> bool:
-        """A claim without effect (void, invalid, beaten or waiting): nothing to wait for."""
+        """A claim without effect (void, invalid or beaten): nothing to wait for."""
         verdict = self._claim_verdicts.get(e.id)
         return e.kind == "claim" and (verdict is None or not verdict.verdict.takes_effect)
 
