@@ -1182,7 +1182,9 @@ class Table:
         o = 1 - e.author
         if not any(u.seq > e.ack_seq and u.kind != "chat" for u in self._s.placed[o]):
             return self.owed()
-        key = ("owed-at", e.id)  # what its author had seen is fixed by the entry itself
+        # what its author had seen is fixed by the entry itself; what a fold of it finds
+        # may depend on what this observer can check (tables may share the cache)
+        key = ("owed-at", e.id, self.viewer, self.lazy_proofs)
         if key not in self._cache:
             seen = [p.entry for p in self._order[:-1]
                     if p.entry.seq < (e.ack_seq + 1 if p.entry.author == o else e.seq)]
