@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Random cheating strategies against an honest peer, many games (ginp2p/adversary.py).
+"""Random cheating strategies against an honest peer, many games (ginp2p/testing/adversary.py).
 
 Game i plays the strategy that ``random.Random(S + i)`` draws (S: ``--seed``) against an
 honest ``PeerProtocol``, with the cheater as host or guest as drawn, and checks every
@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import adversary as adv
+from ginp2p.testing import adversary as adv
 
 #: (seed or name, violations as (property, detail), the strategy in one line)
 Result = tuple[str, list[tuple[str, str]], str]
@@ -69,12 +69,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=200, help="how many games (200)")
     parser.add_argument("--seed", type=int, default=0, help="game i uses seed SEED + i (0)")
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (1)")
-    parser.add_argument("--max-choices", type=int, default=40,
-                        help="the most deviations a strategy draws (40)")
-    parser.add_argument("--known", action="store_true",
-                        help="play the named attacks of adversary.KNOWN instead")
-    parser.add_argument("-v", "--verbose", action="store_true",
-                        help="print what each broken property saw (always with --games 1)")
+    parser.add_argument(
+        "--max-choices", type=int, default=40, help="the most deviations a strategy draws (40)"
+    )
+    parser.add_argument(
+        "--known", action="store_true", help="play the named attacks of adversary.KNOWN instead"
+    )
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="print what each broken property saw (always with --games 1)",
+    )
     args = parser.parse_args(argv)
     if args.games < 1 or args.jobs < 1:
         parser.error("--games and --jobs must be at least 1")

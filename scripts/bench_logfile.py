@@ -2,7 +2,7 @@
 """Speed of reading damaged game logs: files crafted so that most of their bytes look
 like the start of a record, against valid logs of the same size read in the same run.
 
-The reader of ``.ginlog`` files (the audit's, :func:`ginp2p.logfile.read_records`)
+The reader of ``.ginlog`` files (the audit's, :func:`ginp2p.files.logfile.read_records`)
 looks past damage for whole records; done naively that is quadratic in the file's size,
 and these crafted files are the ones that made it so. Prints the median time of each
 read, its ratio to a valid file of the same size (which costs a step a record, the
@@ -26,8 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ginp2p import events as ev  # noqa: E402
-from ginp2p import logfile as F  # noqa: E402
+from ginp2p.files import logfile as F  # noqa: E402
+from ginp2p.proto import events as ev  # noqa: E402
 
 HEADER = F.LogFile.MAGIC + ev.pack([F.FILE_FORMAT])
 GAME = ROOT / "tests" / "corpus" / "clean-classic.ginlog"

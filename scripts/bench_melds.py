@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from ginp2p import melds as M  # noqa: E402
-from ginp2p.cards import Card, deck, parse_card  # noqa: E402
-from ginp2p.rules import PRESETS  # noqa: E402
+from ginp2p.game import melds as M  # noqa: E402
+from ginp2p.game.cards import Card, deck, parse_card  # noqa: E402
+from ginp2p.game.rules import PRESETS  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 

@@ -36,13 +36,13 @@ import zmq.asyncio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import bot
-from ginp2p.identity import load_or_create_identity
-from ginp2p.log import GUEST, HOST
-from ginp2p.logfile import LogFile
-from ginp2p.net import EntryFrame, GuestEndpoint, HostEndpoint, LinkUp, Received
-from ginp2p.protocol import PeerProtocol, Save, Send
-from ginp2p.rules import get_preset
+from ginp2p.files.identity import load_or_create_identity
+from ginp2p.files.logfile import LogFile
+from ginp2p.game import bot
+from ginp2p.game.rules import get_preset
+from ginp2p.net.transport import EntryFrame, GuestEndpoint, HostEndpoint, LinkUp, Received
+from ginp2p.proto.log import GUEST, HOST
+from ginp2p.proto.protocol import PeerProtocol, Save, Send
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -226,8 +226,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--moves", type=int, default=1000)
     ap.add_argument("--help-runs", type=int, default=7)
-    ap.add_argument("--dir", help="where the logs go (default: the temp dir); /dev/shm "
-                    "shows the cost without a disk's fsync")
+    ap.add_argument(
+        "--dir",
+        help="where the logs go (default: the temp dir); /dev/shm "
+        "shows the cost without a disk's fsync",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(dir=args.dir) as d:
         tmp = Path(d)
@@ -240,8 +243,10 @@ def main() -> None:
     print(f"move latency, act -> opponent applied ({len(samples)} moves, {games} matches, "
           f"{took:.1f} s): p50 {pct(samples, 50) * ms:.3f} ms, p99 {pct(samples, 99) * ms:.3f} ms, "
           f"max {max(samples) * ms:.3f} ms")  # fmt: skip
-    print(f"  of which the receiving peer's receive() (verify, store, fold): "
-          f"p50 {pct(recv_cost, 50) * ms:.3f} ms, p99 {pct(recv_cost, 99) * ms:.3f} ms")
+    print(
+        f"  of which the receiving peer's receive() (verify, store, fold): "
+        f"p50 {pct(recv_cost, 50) * ms:.3f} ms, p99 {pct(recv_cost, 99) * ms:.3f} ms"
+    )
     print(f"raw ZeroMQ DEALER->ROUTER echo, CURVE, 200 B (2000 round trips): "
           f"p50 {pct(rtt, 50) * ms:.3f} ms, p99 {pct(rtt, 99) * ms:.3f} ms "
           f"(one way ~ half)")  # fmt: skip

@@ -14,7 +14,7 @@ or a faster machine still compare:
   verify it, check the key against its lock, unmask the card), and the full protocol
   round trip (the same plus the log, the linear order and the engine, both sides);
 * sign and verify of one entry;
-* the audit of one hand and of a whole match (``ginp2p.audit``);
+* the audit of one hand and of a whole match (``ginp2p.record.audit``);
 * bytes of log per hand;
 * ``ginp2p games`` over a folder of the corpus's clean logs: every game audited (no
   memory of earlier listings), and listed again with the audits remembered.
@@ -44,13 +44,14 @@ import nacl.signing
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import audit, shuffle
-from ginp2p.engine import DrawStock, PassUpcard
-from ginp2p.fakelink import FakeLink, Faults, Side, make_pair
-from ginp2p.games import CACHE_NAME, list_games
-from ginp2p.log import sign_entry
-from ginp2p.rules import RuleSet, get_preset
-from ginp2p.table import HandDealt
+from ginp2p.files.games import CACHE_NAME, list_games
+from ginp2p.game.engine import DrawStock, PassUpcard
+from ginp2p.game.rules import RuleSet, get_preset
+from ginp2p.proto import shuffle
+from ginp2p.proto.log import sign_entry
+from ginp2p.proto.table import HandDealt
+from ginp2p.record import audit
+from ginp2p.testing.fakelink import FakeLink, Faults, Side, make_pair
 
 REF_POINTS = shuffle.card_points(52)
 REF_SCALAR = nb.crypto_core_ed25519_scalar_reduce(hashlib.sha512(b"reference").digest())
@@ -204,10 +205,15 @@ def main() -> None:
     parser.add_argument("--reps", type=int, default=5, help="runs per figure (default 5)")
     parser.add_argument("--k", type=int, default=shuffle.K_DEFAULT, help="shuffle proof rounds")
     parser.add_argument("--sizes", default="52,108", help="deck sizes (default 52,108)")
-    parser.add_argument("--games", type=int, default=50,
-                        help="logs in the folder ginp2p games lists (default 50)")
-    parser.add_argument("--target", type=int, default=None,
-                        help="game target of the whole matches (default: the preset's)")
+    parser.add_argument(
+        "--games", type=int, default=50, help="logs in the folder ginp2p games lists (default 50)"
+    )
+    parser.add_argument(
+        "--target",
+        type=int,
+        default=None,
+        help="game target of the whole matches (default: the preset's)",
+    )
     args = parser.parse_args()
     reps, k = args.reps, args.k
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -261,8 +267,10 @@ def main() -> None:
             report = audit.audit_records(records)
             assert report.verdict == audit.Verdict.CLEAN, report.text()
             kb, ms1, ms2 = size / hands / 1024, one / hands * 1e3, two / hands * 1e3
-            print(f"| {rules.name:15} | {hands:5} | {len(records):7} | {kb:11.1f} | "
-                  f"{ms1:13.1f} | {ms2:12.1f} | {one * 1e3:14.1f} | {play / hands:11.2f} |")
+            print(
+                f"| {rules.name:15} | {hands:5} | {len(records):7} | {kb:11.1f} | "
+                f"{ms1:13.1f} | {ms2:12.1f} | {one * 1e3:14.1f} | {play / hands:11.2f} |"
+            )
 
     print("\nginp2p games over a folder of n logs (the corpus's clean matches), per game")
     print(f"| {'what':52} | {'n':>3} | {'median':>10} | {'x ref':>7} |")

@@ -1,4 +1,4 @@
-"""Benchmark the shuffle (ginp2p/shuffle.py): medians per step, whole set-up, message sizes.
+"""Benchmark the shuffle (ginp2p/proto/shuffle.py): medians per step, whole set-up, message sizes.
 
 Usage: python scripts/bench_shuffle.py [--reps N] [--k K]
 
@@ -32,8 +32,8 @@ import nacl.bindings as nb
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import shuffle
-from ginp2p.shuffle import Ctx, HandSecrets
+from ginp2p.proto import shuffle
+from ginp2p.proto.shuffle import Ctx, HandSecrets
 
 GAME = hashlib.sha256(b"bench").digest()
 REF_POINTS = shuffle.card_points(52)

@@ -17,8 +17,8 @@ try:
 except ImportError:  # run from a checkout without `pip install -e .`
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p.cards import parse_cards
-from ginp2p.melds import best_discard, min_deadwood
+from ginp2p.game.cards import parse_cards
+from ginp2p.game.melds import best_discard, min_deadwood
 
 
 def check_line(case: dict) -> list[tuple[str, int, int]]:

@@ -3,9 +3,9 @@
 Usage: python scripts/make_corpus.py [--out DIR] [--only NAME ...] [--list]
 
 Every log is real: two of the project's own peers (``PeerProtocol``) play over the
-in-memory fake link (``ginp2p.fakelink``), one of them deviating in one way — the
+in-memory fake link (``ginp2p.testing.fakelink``), one of them deviating in one way — the
 threats of docs/threats.md that leave a trace in a file, injected with the recipes that
-``tests/test_threats.py`` checks on receipt (they live in ``ginp2p.fakelink``) — and the
+``tests/test_threats.py`` checks on receipt (they live in ``ginp2p.testing.fakelink``) — and the
 honest player's file is written as a peer writes it (``LogFile``). Then come clean
 matches of every preset, one clean log reordered, repeated and re-wrapped, stalls and
 standing claims, and damaged files.
@@ -30,10 +30,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ginp2p import audit
-from ginp2p import events as ev
-from ginp2p.engine import Phase
-from ginp2p.fakelink import (
+from ginp2p.files.logfile import LogFile
+from ginp2p.game.engine import Phase
+from ginp2p.game.rules import PRESETS, RuleSet
+from ginp2p.proto import events as ev
+from ginp2p.proto.log import GUEST, HOST, Entry
+from ginp2p.proto.protocol import PeerProtocol
+from ginp2p.proto.table import HandFold
+from ginp2p.record import audit
+from ginp2p.testing.fakelink import (
     FakeLink,
     Player,
     another_permutation,
@@ -69,11 +74,6 @@ from ginp2p.fakelink import (
     wrong_key,
     wrong_stock_key,
 )
-from ginp2p.log import GUEST, HOST, Entry
-from ginp2p.logfile import LogFile
-from ginp2p.protocol import PeerProtocol
-from ginp2p.rules import PRESETS, RuleSet
-from ginp2p.table import HandFold
 
 ROOT = Path(__file__).resolve().parent.parent
 FEEDS = ("host", "guest")
@@ -164,8 +164,12 @@ def classic() -> list[bytes]:
 
 
 def _clean(preset: str) -> Case:
-    return Case(f"clean-{preset}", f"a whole {preset} match (short target), nobody cheats",
-                "clean", lambda: (as_file(clean_match(preset).sides[HOST].saved), None))
+    return Case(
+        f"clean-{preset}",
+        f"a whole {preset} match (short target), nobody cheats",
+        "clean",
+        lambda: (as_file(clean_match(preset).sides[HOST].saved), None),
+    )
 
 
 def _reordered() -> Made:
@@ -449,8 +453,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=ROOT / "tests" / "corpus",
                     help="folder to write (default tests/corpus)")  # fmt: skip
-    ap.add_argument("--only", action="append", metavar="NAME",
-                    help="make only this case (repeatable); expected.json is then merged")
+    ap.add_argument(
+        "--only",
+        action="append",
+        metavar="NAME",
+        help="make only this case (repeatable); expected.json is then merged",
+    )
     ap.add_argument("--list", action="store_true", help="list the cases and exit")
     args = ap.parse_args(argv)
     all_cases = cases()

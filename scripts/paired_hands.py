@@ -9,7 +9,7 @@ move together. Run it at two commits (or with and without a change), keep each r
 hands with ``--out``, and ``--against`` counts the hands that changed::
 
     python scripts/paired_hands.py --deal-seeds 1,2,3,4 --hands 1000 --jobs 2 --out before.jsonl
-    # ... change ginp2p/bot.py ...
+    # ... change ginp2p/game/bot.py ...
     python scripts/paired_hands.py --deal-seeds 1,2,3,4 --hands 1000 --jobs 2 --against before.jsonl
 
 Prints, per deal seed and pooled, hands won / lost / void by ``--player`` and its
@@ -29,9 +29,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import engine
-from ginp2p.rules import PRESETS, get_preset
-from ginp2p.selfplay import make_player, shuffled
+from ginp2p.game import engine
+from ginp2p.game.rules import PRESETS, get_preset
+from ginp2p.game.selfplay import make_player, shuffled
 
 #: One hand's result for --player: won, lost, or void (nobody won).
 WON, LOST, VOID = 1, -1, 0

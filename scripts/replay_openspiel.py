@@ -23,10 +23,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p import engine, match
-from ginp2p import melds as M
-from ginp2p.cards import Card, parse_card
-from ginp2p.engine import (
+from ginp2p.game import engine, match
+from ginp2p.game import melds as M
+from ginp2p.game.cards import Card, parse_card
+from ginp2p.game.engine import (
     DeckKnowledge,
     Discard,
     DrawDiscard,
@@ -42,7 +42,7 @@ from ginp2p.engine import (
     WallKnock,
     WallPass,
 )
-from ginp2p.rules import PRESETS
+from ginp2p.game.rules import PRESETS
 
 RULES = PRESETS["openspiel"]
 

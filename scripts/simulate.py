@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p.engine import Action, HandState
-from ginp2p.match import MatchState
-from ginp2p.rules import PRESETS, get_preset
-from ginp2p.selfplay import Player, make_player, play_match
+from ginp2p.game.engine import Action, HandState
+from ginp2p.game.match import MatchState
+from ginp2p.game.rules import PRESETS, get_preset
+from ginp2p.game.selfplay import Player, make_player, play_match
 
 
 @dataclass
@@ -60,8 +60,10 @@ def _thinking(name: str, times: list[float]) -> str:
         return f"speed: {name} made {len(times)} decision(s)"
     median = statistics.median(times) * 1000
     p99 = statistics.quantiles(times, n=100)[98] * 1000
-    return (f"speed: a decision of {name} takes {median:.2f} ms at the median, "
-            f"{p99:.1f} ms at the 99th percentile ({len(times):,} decisions)")
+    return (
+        f"speed: a decision of {name} takes {median:.2f} ms at the median, "
+        f"{p99:.1f} ms at the 99th percentile ({len(times):,} decisions)"
+    )
 
 
 def _progress(done: int, total: int, started: float, what: str, last: list[int]) -> None:

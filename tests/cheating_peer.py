@@ -17,7 +17,7 @@ environment variable ``GINP2P_CHEAT`` (JSON, drawn by ``draw_plan``) says:
   owed, the claim sent first (``snap-claim``); a burst of 2 to 12 claims naming parts
   of what is owed and other kinds (``decoys``); a stall past the claim timeout
   (``long-stall``); or a protocol cheat (``cheat``): one of the threat tests' cheaters
-  from :mod:`ginp2p.fakelink` (``RECIPES``), or a lock with per-card keys off its
+  from :mod:`ginp2p.testing.fakelink` (``RECIPES``), or a lock with per-card keys off its
   seeds followed by a false dispute of the other player's deal keys.
 
 Everything it chooses comes from one ``random.Random`` seeded by the plan (the timing
@@ -40,23 +40,34 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from ginp2p import cli, engine, game, players, session
-from ginp2p import events as ev
-from ginp2p import fakelink as fl
-from ginp2p import shuffle as sh
-from ginp2p.commands import Act
-from ginp2p.events import LocalProtocolError
-from ginp2p.log import Outcome, Owed, claim_body, sign_entry
-from ginp2p.net import NET_VERSION, EntryFrame, GuestEndpoint, HaveFrame, HostEndpoint, _tcp
-from ginp2p.protocol import PeerProtocol, Save, Send
-from ginp2p.table import PLAY_KINDS
+from ginp2p import cli
+from ginp2p.app import players, session
+from ginp2p.app import setup as game
+from ginp2p.game import engine
+from ginp2p.net.transport import (
+    NET_VERSION,
+    EntryFrame,
+    GuestEndpoint,
+    HaveFrame,
+    HostEndpoint,
+    _tcp,
+)
+from ginp2p.present.commands import Act
+from ginp2p.proto import events as ev
+from ginp2p.proto import shuffle as sh
+from ginp2p.proto.events import LocalProtocolError
+from ginp2p.proto.log import Outcome, Owed, claim_body, sign_entry
+from ginp2p.proto.protocol import PeerProtocol, Save, Send
+from ginp2p.proto.table import PLAY_KINDS
+from ginp2p.testing import fakelink as fl
 
 #: Protocol-level cheats (the threat tests' recipes), by name: each deviates in hand 1
 #: when the cheater plays its role there, so some plans carry one that never fires.
 RECIPES: dict[str, Callable[[], type[PeerProtocol]]] = {
     "tag": lambda: fl.cheater("shuffle", fl.redeck(fl.tag_deck)),
     "duplicate-point": lambda: fl.cheater(
-        "shuffle", fl.redeck(fl.duplicate_card, reprove=False), role="second"),
+        "shuffle", fl.redeck(fl.duplicate_card, reprove=False), role="second"
+    ),
     "bad-sum-proof": lambda: fl.cheater("shuffle", fl.bad_sum_proof),
     "bad-answers": lambda: fl.cheater("answers", fl.change_answers(fl.tweak_scalar)),
     "swapped-lock": lambda: fl.cheater("lock", fl.swap_out, role="second"),
@@ -106,7 +117,8 @@ def draw_plan(seed: int, timeout: int, ender: str | None) -> dict[str, Any]:
         "relink_replay": rng.random() < 0.5,
         "target": rng.choice([1, 1, 1, 10]),  # a hand or two
         "proxy": {"every": rng.randint(5000, 20000), "drops": rng.randint(1, 4)}
-        if rng.random() < 0.5 else None,
+        if rng.random() < 0.5
+        else None,
         # a guest cheater may die (kill -9) before its N-th entry goes out, and resume
         "crash": f"send:{rng.randint(3, 12)}" if role == "guest" and rng.random() < 0.3 else None,
         "run": 0,
@@ -411,7 +423,7 @@ def main() -> int:
     session.Session._on_command = _on_command  # type: ignore[method-assign]
     players.BotPlayer.next_command = _next_command  # type: ignore[method-assign, assignment]
     print(f"cheat: plan {json.dumps(D.plan)}", flush=True)
-    return cli.main(sys.argv[sys.argv.index("-m") + 2:])  # after "PYTHON -m ginp2p"
+    return cli.main(sys.argv[sys.argv.index("-m") + 2 :])  # after "PYTHON -m ginp2p"
 
 
 if __name__ == "__main__":

@@ -8,13 +8,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ginp2p import engine
-from ginp2p.cards import Card, deck, parse_cards
-from ginp2p.engine import DeckKnowledge, HandState
-from ginp2p.fakelink import FakeLink, Side, make_pair
-from ginp2p.logfile import LogFile, SecretsFile, secrets_path
-from ginp2p.rules import RuleSet
-from ginp2p.table import HandDealt
+from ginp2p.files.logfile import LogFile, SecretsFile, secrets_path
+from ginp2p.game import engine
+from ginp2p.game.cards import Card, deck, parse_cards
+from ginp2p.game.engine import DeckKnowledge, HandState
+from ginp2p.game.rules import RuleSet
+from ginp2p.proto.table import HandDealt
+from ginp2p.testing.fakelink import FakeLink, Side, make_pair
 
 
 def stacked_deck(

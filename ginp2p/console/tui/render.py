@@ -1,0 +1,640 @@
+"""Drawing the table: pure functions from a :class:`~ginp2p.present.view.TableView` (and the
+console's own state) to rows of formatted text.
+
+A row is a list of ``(style, text)`` fragments. Nothing here reads a terminal, so a
+test can draw the table at 80×24 and read it back as plain text. Rows never rely on
+colour alone: melds are bracketed, the chosen card has a ``^^`` marker under it, so
+``NO_COLOR`` and ``--ascii`` lose nothing.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+from itertools import zip_longest
+
+from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
+from prompt_toolkit.utils import get_cwidth
+
+from ginp2p.console.tui.look import Look
+from ginp2p.game.cards import Card
+from ginp2p.game.engine import Phase
+from ginp2p.game.melds import Layoff, Meld
+from ginp2p.game.rules import RuleSet
+from ginp2p.present.view import (
+    Draft,
+    HandSummary,
+    MatchSummary,
+    Shown,
+    TableView,
+    card_order,
+    meld_order,
+)
+from ginp2p.present.words import commands_in, count, preset_short, rules_help
+
+__all__ = [
+    "CHOICE_KEYS",
+    "MIN_WIDTH",
+    "Row",
+    "draft_rows",
+    "fit",
+    "hand_rows",
+    "header_rows",
+    "help_rows",
+    "join_rows",
+    "match_rows",
+    "plain",
+    "rules_rows",
+    "status_row",
+    "summary_rows",
+    "table_rows",
+    "too_small",
+    "wrap",
+]
+
+Row = list[tuple[str, str]]
+
+CHOICE_KEYS = "123456789abcdfghijlmnopqrstuvwxyzABCDFGHIJLMNOPQRSTUVWXYZ"
+"""Keys that pick a meld or a layoff while changing a declaration (no ``e``, ``k``). A
+candidate keeps its key for the whole change, so a hand with jokers and long runs needs
+the capitals too (italian-jokers knocks of the computer player reach 47 candidates)."""
+
+
+def plain(rows: Sequence[Row]) -> str:
+    """The rows as text (what a screenshot shows)."""
+    return "\n".join("".join(t for _, t in row).rstrip() for row in rows)
+
+
+def fit(row: Row, width: int) -> Row:
+    """The row cut to ``width`` cells (a cut ends in ``…``)."""
+    out: Row = []
+    used = 0
+    for style, text in row:
+        w = get_cwidth(text)
+        if used + w <= width:
+            out.append((style, text))
+            used += w
+            continue
+        room = width - used - 1
+        part = ""
+        for ch in text:
+            if get_cwidth(part + ch) > room:
+                break
+            part += ch
+        out.append((style, part + "…"))
+        break
+    return out
+
+
+def wrap(fragments: StyleAndTextTuples, width: int, indent: int = 3) -> StyleAndTextTuples:
+    """Lines wider than ``width`` go on over more lines, broken at a space and indented
+    by ``indent``: a card in a row of cards is never cut at the screen's edge."""
+    out: StyleAndTextTuples = []
+    for n, line in enumerate(split_lines(fragments)):
+        if n:
+            out.append(("", "\n"))
+        chars = [(f[0], ch) for f in line for ch in f[1]]
+        while True:
+            cells, cut, end = 0, None, len(chars)
+            for i, (_, ch) in enumerate(chars):
+                cells += get_cwidth(ch)
+                if cells > width:
+                    end = i
+                    break
+                if ch == " " and i > indent:
+                    cut = i
+            if end == len(chars) or cut is None:  # it fits, or has nowhere to break
+                out.extend(chars)
+                break
+            out.extend([*chars[:cut], ("", "\n")])
+            chars = [("", " " * indent), *chars[cut + 1 :]]
+    return out
+
+
+def join_rows(rows: Sequence[Row], width: int) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
+    for i, row in enumerate(rows):
+        if i:
+            out.append(("", "\n"))
+        out.extend(fit(row, width))
+    return out
+
+
+def _width(row: Row) -> int:
+    return sum(get_cwidth(t) for _, t in row)
+
+
+def _spread(left: Row, right: Row, width: int) -> Row:
+    gap = width - _width(left) - _width(right)
+    return [*left, ("", " " * max(1, gap)), *right] if gap >= 1 else left
+
+
+def _cut(text: str, cells: int) -> str:
+    """``text`` in at most ``cells`` cells (at least one): a cut ends in ``…``."""
+    if get_cwidth(text) <= cells:
+        return text
+    part = ""
+    for ch in text:
+        if get_cwidth(part + ch) > max(cells, 1) - 1:
+            break
+        part += ch
+    return part + "…"
+
+
+def _share(a: str, b: str, cells: int) -> tuple[str, str]:
+    """Two names in ``cells`` cells between them: as they are if they fit, else the
+    longer one shortened first, neither to less than half (a name from the other player
+    may be 64 bytes long; a terminal may be narrow)."""
+    if get_cwidth(a) + get_cwidth(b) <= cells or cells < 2:
+        return a, b
+    a = _cut(a, max(cells - get_cwidth(b), cells // 2))
+    return a, _cut(b, cells - get_cwidth(a))
+
+
+def _label(text: str, cells: int) -> str:
+    """``text`` padded to ``cells`` columns, or followed by one blank where it is longer
+    (a long name must not run into what follows it). Columns, not characters: a name
+    in Chinese or Japanese takes two a character."""
+    width = get_cwidth(text)
+    return text + " " * (cells - width) if width < cells else text + " "
+
+
+def _cards(look: Look, cards: Sequence[Card | None], style: str = "") -> Row:
+    row: Row = []
+    for i, c in enumerate(cards):
+        if i:
+            row.append(("", " "))
+        row.append(((look.card_class(c) + " " + style).strip(), look.name(c)))
+    return row
+
+
+def _meld(look: Look, cards: Sequence[Card]) -> Row:
+    return [("", "["), *_cards(look, cards), ("", "]")]
+
+
+def _shown(look: Look, shown: Shown) -> Row:
+    row: Row = []
+    for m in shown.melds:
+        row += [*_meld(look, m), ("", " ")]
+    if shown.layoffs:
+        row += [("", "laid off "), *_cards(look, shown.layoffs), ("", " ")]
+    if not shown.deadwood_cards:
+        return [*row, ("class:title", "no deadwood")]
+    row += [("", "deadwood "), *_cards(look, shown.deadwood_cards, "class:card.dead")]
+    row.append(("class:title", f" = {shown.deadwood}"))
+    return row
+
+
+def _clock(seconds: float) -> str:
+    s = max(0, int(seconds))
+    return f"{s // 60}:{s % 60:02d}"
+
+
+# ------------------------------------------------------------------------ the table
+
+
+def header_rows(v: TableView, width: int) -> list[Row]:
+    """Names, scores and what they mean (hands won), the preset, the connection."""
+    game = f" ginp2p · {v.preset}, {v.goal}" if v.preset else " ginp2p"
+    if v.hand_no:
+        game += f" · hand {v.hand_no}"
+    link = v.link
+    if link == "connected" and v.latency is not None:
+        link += f" · {v.latency * 1000:.0f} ms"
+    style = "class:dim" if v.link in ("connected", "game over") else "class:warn"
+    top = _spread([("class:title", game)], [(style, link + " ")], width)
+    mine, theirs = f" (you) {v.scores[0]} · {v.standings[0]}", f" {v.scores[1]} · {v.standings[1]} "
+    # both names and both scores on one line: names too long for it are shortened
+    room = width - 2 - get_cwidth(mine) - get_cwidth(theirs)  # a blank before, a gap between
+    a, b = _share(*v.names, room)
+    me, them = f" {a}{mine}", f"{b}{theirs}"
+    return [top, _spread([("class:title", me)], [("class:title", them)], width),
+            [("class:dim", "─" * width)]]  # fmt: skip
+
+
+def table_rows(v: TableView, look: Look, width: int, selected: Card | None = None,
+               after: int | None = None) -> list[Row]:  # fmt: skip
+    """The table under the header: the opponent, stock and pile, your hand, what you
+    may do, whose turn. ``after``: the deadwood left if the selected card goes."""
+    rows: list[Row] = []
+    label = 12
+    opp = v.names[1]
+    if v.opponent_shown is not None:
+        rows.append([("class:title", _label(f" {opp}:", label)), *_shown(look, v.opponent_shown)])
+    elif v.phase:
+        rows.append([("class:title", _label(f" {opp}", label)),
+                     ("", f"{count(v.opponent_cards, 'card')} in hand")])  # fmt: skip
+    else:
+        rows.append([("class:title", _label(f" {opp}", label))])
+    if v.phase:
+        pile: Row = [("", f" stock {v.stock}".ljust(label)), ("", "pile ")]
+        if v.pile:
+            top = v.pile[-1]
+            pile += [(look.card_class(top) + " class:title", look.name(top))]
+            under = list(v.pile[:-1])
+            room = max(0, (width - label - 24) // 4)
+            if under and room:
+                shown = under[-room:][::-1]
+                pile += [("class:dim", "  under it: "), *_cards(look, shown)]
+                if len(under) > room:
+                    pile.append(("class:dim", " …"))
+        else:
+            pile.append(("class:dim", "empty"))
+        rows.append(pile)
+    else:
+        rows.append([])
+    rows.append([])
+    rows += hand_rows(v, look, selected, label, width)
+    rows.append(_hint_row(v, look, selected, after, label))
+    turn_style = "class:turn" if v.my_turn else ""
+    rows.append([(turn_style, (" ▶ " if v.my_turn else "   ") + look.words(v.turn))])
+    rows.append(status_row(v))
+    return rows
+
+
+#: The narrowest table: a hand wraps onto more rows, but a card never breaks.
+MIN_WIDTH = 30
+
+
+def too_small(width: int, height: int, need_width: int, need_height: int) -> list[Row]:
+    """What a terminal too small for the table shows instead of a table cut short."""
+    words = (f"terminal too small: {width}x{height}; the table needs {need_width}x"
+             f"{need_height}: make it larger, or use --plain")  # fmt: skip
+    return [[("class:error", " " + line)] for line in textwrap.wrap(words, max(8, width - 2))]
+
+
+def hand_rows(v: TableView, look: Look, selected: Card | None, label: int = 12,
+              width: int = 80) -> list[Row]:  # fmt: skip
+    """Your hand in its groups, and a marker row under the chosen card. Where the row
+    is too wide it drops its title, then goes on to further rows (between melds where
+    it can, between cards where a meld is wider than a row): no card is ever cut off."""
+    if not v.hand:
+        return [[("class:title", " your hand".ljust(label))], []]
+    units: list[list[tuple[Row, str]]] = []  # what stays on one row: each token's cells
+    dead_started = False
+    for g in v.groups:
+        tokens: list[tuple[Row, str]] = []
+        for i, c in enumerate(g.cards):
+            name = look.name(c)
+            style = look.card_class(c) + ("" if g.meld else " class:card.dead")
+            if c == selected:
+                style += " class:card.selected"
+            w = get_cwidth(name)
+            row: Row = [(style, name)]
+            marks = ("^" if c == selected else " ") * w
+            if i == 0 and g.meld:
+                row, marks = [("", "["), *row], " " + marks
+            elif i == 0:
+                row, marks = [("class:dim", "deadwood "), *row], " " * 9 + marks
+            if i == len(g.cards) - 1 and g.meld:
+                row, marks = [*row, ("", "]")], marks + " "
+            tokens.append((row, marks))
+        dead_started = dead_started or not g.meld
+        units += [tokens] if g.meld else [[t] for t in tokens]
+    # every card melded is a gin only once the hand may go gin: before the draw (rumino's
+    # seven, say) it is a knock at 0, and the draw may still make the gin
+    early = v.phase in (Phase.FIRST_UPCARD, Phase.DRAW)
+    units.append([([("class:title", f"= {v.deadwood}" if dead_started or early else "gin!")],
+                   "")])  # fmt: skip
+    whole = label + sum(_width(r) + 1 for unit in units for r, _ in unit) - 1
+    if label > 1 and whole > width:
+        return hand_rows(v, look, selected, 1, width)
+    rows: list[Row] = []
+    row, marks = [("class:title", " your hand".ljust(label) if label > 1 else " ")], " " * label
+    used = label
+
+    def new_row() -> None:
+        nonlocal row, marks, used
+        rows.extend([row, [("class:turn", marks.rstrip())]])
+        row, marks, used = [("", " " * label)], " " * label, label
+
+    for unit in units:
+        size = sum(_width(r) + 1 for r, _ in unit) - 1
+        if used > label and used + size > width:  # the unit starts a row of its own
+            new_row()
+        for r, m in unit:
+            if used > label and used + _width(r) > width:  # a meld wider than a row
+                new_row()
+            row += [*r, ("", " ")]
+            marks += m + " "
+            used += _width(r) + 1
+    return [*rows, row, [("class:turn", marks.rstrip())]]
+
+
+def _hint_row(v: TableView, look: Look, selected: Card | None, after: int | None,
+              label: int) -> Row:  # fmt: skip
+    row: Row = [("", " " * label)]
+    if not v.my_turn:
+        return row
+    if v.phase in ("discard", "wall") and selected is not None:
+        gins = [k for k in v.knocks if k.gin]
+        knocks = {k.discard: k for k in v.knocks if not k.gin}
+        if v.phase == "discard" and selected == v.kept:
+            row += [("", "you took "), (look.card_class(selected), look.name(selected)),
+                    ("", " from the pile: discard another card")]  # fmt: skip
+        elif v.phase == "discard":
+            row += [("", "Enter discards "), (look.card_class(selected), look.name(selected))]
+            if after is not None:
+                row.append(("", f" (deadwood {after})"))
+        sep = " · " if len(row) > 1 else ""  # at the wall nothing comes before it
+        if v.rumino is not None:
+            row += [("class:turn", f"{sep}g: RUMINO discarding "),
+                    *_cards(look, [v.rumino.discard]),
+                    ("class:turn", " (wins the match)")]  # fmt: skip
+        elif gins:
+            row += [("class:turn", f"{sep}g: GIN discarding "), *_cards(look, [gins[0].discard])]
+        elif v.big_gin is not None:
+            row.append(("class:turn", f"{sep}g: BIG GIN"))
+        elif selected in knocks:
+            row.append(("class:turn", f"{sep}k knocks with it"))
+        elif knocks:
+            best = min(knocks.values(), key=lambda k: k.deadwood)
+            row += [("class:turn", f"{sep}k: knock discarding "), *_cards(look, [best.discard]),
+                    ("class:turn", f" ({best.deadwood})")]  # fmt: skip
+        elif v.phase == "discard" and v.knock_before_draw is not None:  # rumino
+            if after is not None and after <= v.knock_before_draw:
+                row.append(("class:dim", f"{sep}k next turn, before drawing"))
+        elif v.phase == "discard":
+            row.append(("class:dim", f"{sep}no knock yet"))
+    elif v.phase == "draw" and v.knocks:
+        row.append(("class:turn", f"k: knock now ({v.knocks[0].deadwood})"))
+        if v.knocks[0].deadwood == 0:  # rumino: a knock scores 0, a gin after the draw -10
+            row.append(("class:dim", " · or draw and go gin: better"))
+    return row
+
+
+def status_row(v: TableView) -> Row:
+    """Whom we wait for and for how long; or, late in our own move, how long is left."""
+    if v.my_turn and v.my_wait is not None and v.my_wait >= v.claim_timeout / 2:
+        left = max(0.0, v.claim_timeout - v.my_wait)
+        return [("class:warn", f"   your move for {_clock(v.my_wait)}: in {_clock(left)} "
+                               f"{v.names[1]} may claim the match")]  # fmt: skip
+    if v.waiting is None or v.my_turn:
+        return []
+    row: Row = [("class:dim", f"   {v.waiting} · {_clock(v.waited)}")]
+    if v.claimable:
+        row = [("class:warn", f"   {v.names[1]} has not answered for {_clock(v.waited)}: "
+                              "press c to claim the match (they forfeit)")]  # fmt: skip
+    elif v.waited >= 10:
+        row.append(("class:dim", f" (claim after {_clock(v.claim_timeout)})"))
+    return row
+
+
+# ------------------------------------------------------------------------ declaring
+
+
+def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
+    """A declaration being made: what is laid, the deadwood, and (changing it) the
+    numbered choices."""
+    what = {
+        "knock": "knock", "gin": "gin", "wall_knock": "knock at the wall",
+        "big_gin": "big gin", "show": "your showdown",
+    }[d.kind]  # fmt: skip
+    title = f" {what}"
+    if d.discard is not None:
+        title += " discarding "
+    rows: list[Row] = [[("class:title", title),
+                        *(_cards(look, [d.discard]) if d.discard is not None else [])]]  # fmt: skip
+    melds: Row = [("", "   melds     ")]
+    for m in d.melds:
+        melds += [*_meld(look, meld_order(m)), ("", " ")]
+    if not d.melds:
+        melds.append(("class:dim", "none"))
+    rows.append(melds)
+    if d.targets or d.layoffs:
+        lays: Row = [("", "   laid off  ")]
+        for lay in d.layoffs:
+            lays += [*_cards(look, [lay.card]), ("class:dim", f"→{_target(d, lay, look)} ")]
+        if not d.layoffs:
+            lays.append(("class:dim", "none"))
+        rows.append(lays)
+    left = sorted(d.left(), key=card_order)
+    rows.append([("", "   deadwood  "), *_cards(look, left, "class:card.dead"),
+                 ("class:title", f" = {d.deadwood(rules)}")] if left else
+                [("", "   deadwood  "), ("class:title", "none (0)")])  # fmt: skip
+    if d.editing:
+        rows.append([("class:dim", "   add one (its key), Backspace takes the last back, "
+                                   "Enter sends, Esc goes back:")])  # fmt: skip
+        listed = d.listing(rules)
+        now = [(key, ch) for key, (ch, why) in zip(CHOICE_KEYS, listed, strict=False)
+               if why is None]  # fmt: skip
+        later = [(key, ch) for key, (ch, why) in zip(CHOICE_KEYS, listed, strict=False)
+                 if why is not None and not d.laid(ch)]  # fmt: skip
+        unkeyed = sum(why is None for _, why in listed[len(CHOICE_KEYS) :])
+        if unkeyed:  # more than keys: never a key taken from one candidate for another
+            rows.append([("class:turn", f"   {unkeyed} more without a key: Tab gives new keys "
+                                        "to all that can be laid now")])  # fmt: skip
+        if now or not unkeyed:
+            rows += _choice_rows(d, look, now, "", [], width)
+        if not now and not unkeyed:
+            rows[-1].append(("class:dim", "nothing more can be laid"))
+        if later:  # greyed, with the keys they had: a key never moves to another meld
+            rows += _choice_rows(d, look, later, "class:dim", [("class:dim", "not now: ")], width)
+    else:
+        rows.append([("class:turn", "   Enter: send it · e: change the melds"
+                      + (" and layoffs" if d.targets else "")
+                      + ("" if d.kind == "show" else " · Esc: cancel"))])  # fmt: skip
+    return rows
+
+
+def _choice_rows(d: Draft, look: Look, choices: Sequence[tuple[str, Meld | Layoff]], style: str,
+                 lead: Row, width: int) -> list[Row]:  # fmt: skip
+    """Candidates with their keys, as many to a row as fit; ``style`` greys them out."""
+    rows: list[Row] = []
+    line: Row = [("", "   "), *lead]
+    for key, ch in choices:
+        item: Row = [(style or "class:turn", f"{key}) ")]
+        if isinstance(ch, Layoff):
+            item += [*_cards(look, [ch.card], style), (style or "class:dim",
+                                                       f"→{_target(d, ch, look)}")]  # fmt: skip
+        else:
+            item += [(style, "["), *_cards(look, meld_order(ch), style), (style, "]")]
+        item.append(("", "  "))
+        if _width(line) + _width(item) > width and len(line) > 1 + len(lead):
+            rows.append(line)
+            line = [("", "   ")]
+        line += item
+    return [*rows, line]
+
+
+def _target(d: Draft, lay: Layoff, look: Look) -> str:
+    m = d.targets[lay.meld] if lay.meld < len(d.targets) else None
+    if m is None:
+        return "?"
+    cards = meld_order(m)
+    if m.kind == "run" and len(cards) > 3:  # a run from its first card to its last
+        return f"[{look.name(cards[0])}…{look.name(cards[-1])}]"
+    return f"[{' '.join(look.name(c) for c in cards)}]"  # a set in full: … reads as a run
+
+
+# ------------------------------------------------------------------------ summaries
+
+
+def summary_rows(h: HandSummary, look: Look, width: int, last: bool = False,
+                 next_up: str = "the next hand is being dealt") -> list[Row]:  # fmt: skip
+    """The end of a hand: each side's melds, layoffs and deadwood; the points; totals;
+    then what Enter leads to (``next_up`` at the table)."""
+    rows: list[Row] = [[("class:title", f" {h.headline}")], []]
+    pad = max(get_cwidth(s.name) for s in h.seats) + 6
+    for s in h.seats:
+        name = ("", _label(f"   {s.name}", pad))
+        if s.shown is None:
+            rows.append([name, ("class:dim", "nothing shown")])
+            continue
+        rows.append([name, *_shown(look, s.shown)])
+    rows.append([])
+    for reason in h.reasons:
+        rows.append([("", f"   {reason}")])
+    me, opp = h.seats
+    rows.append([("class:title", f"   points this hand: {me.name} {me.points}, "
+                                 f"{opp.name} {opp.points}")])  # fmt: skip
+    rows.append([("class:title", f"   game score: {me.name} {me.score}, {opp.name} {opp.score}")])
+    rows.append([])
+    rows.append([("class:turn", "   Enter: the match result" if last else
+                  f"   Enter: back to the table ({next_up})")])  # fmt: skip
+    return rows
+
+
+def match_rows(
+    m: MatchSummary,
+    width: int,
+    finished: bool,
+    height: int = 19,
+    waiting: str = "making sure the other side has every entry…",
+) -> list[Row]:
+    """The end of the match: hand by hand, the bonuses, the totals, and how to leave
+    (or, not ``finished``, what is ``waiting``), in ``height`` rows: a long match shows
+    its last hands, never a cut-off end."""
+    me, opp = m.names
+    w = max(8, len(me), len(opp)) + 1
+    rows: list[Row] = [[("class:title", f" {m.headline}")], []]
+    hands = list(m.hands)
+    hand = "hand" if hands else ""  # (a resignation before any hand was scored: none)
+    rows.append([("class:dim", f"   {hand:<5}{'':<34}{me[:w]:>{w}}{opp[:w]:>{w}}")])
+    last = (
+        ["   q or Enter: leave (the game is saved; ginp2p games lists it)"]
+        if finished
+        else textwrap.wrap(waiting, width - 3, initial_indent="   ", subsequent_indent="   ")
+    )
+    # besides the hands: the three rows above, game score, bonuses, total, lead, a
+    # blank row and the last lines
+    room = height - 3 - 1 - len(m.bonuses) - 1 - (m.lead_line("you") is not None) - 1 \
+        - len(last)  # fmt: skip
+    if len(hands) > max(room, 2):
+        shown = max(room - 1, 1)
+        rows.append([("class:dim", f"   … {len(hands) - shown} earlier hands")])
+        hands = hands[-shown:]
+    for n, text, a, b in hands:
+        rows.append([("", f"   {n:<5}{text[:33]:<34}{a:>{w}}{b:>{w}}")])
+    rows.append([("", f"   {'':<5}{'game score':<34}{m.scores[0]:>{w}}{m.scores[1]:>{w}}")])
+    for what, a, b in m.bonuses:
+        rows.append([("", f"   {'':<5}{'+ ' + what:<34}{a:>{w}}{b:>{w}}")])
+    rows.append([("class:title",
+                  f"   {'':<5}{'total':<34}{m.totals[0]:>{w}}{m.totals[1]:>{w}}")])  # fmt: skip
+    if (lead := m.lead_line("you")) is not None:
+        rows.append([("class:title", f"   {'':<5}{lead}")])
+    rows.append([])
+    rows += [[("class:turn" if finished else "class:dim", line)] for line in last]
+    return rows
+
+
+HELP_TEXT = """\
+{keys}
+
+{commands}
+
+At the showdown Enter sends the proposed melds; e lets you lay them one by one."""
+"""The keys and commands, under the rules being played (:func:`ginp2p.present.words.rules_help`).
+The help has ``HELP_ROWS`` rows at most: the blank rows go where the rules are long."""
+
+HELP_ROWS = 18
+"""Short enough for an 80 x 24 terminal: the rows under the table's header."""
+
+#: What ``p`` passes, by (the first upcard is offered, the stock ends at a wall); rules
+#: with neither have no ``p``, and the help does not list it.
+_PASS = {
+    (True, False): "pass (the first upcard)",
+    (True, True): "pass (first upcard or wall)",
+    (False, True): "pass (at the wall)",
+}
+
+
+def _help_keys(keys: Sequence[tuple[str, str]]) -> str:
+    """The keys as the help lists them, two to a row: ``(key, what it does)``."""
+    cells = [f"{key:<8}{what}" for key, what in keys]
+    return "\n".join(
+        f"  {left:<39}{right}".rstrip()
+        for left, right in zip_longest(cells[::2], cells[1::2], fillvalue="")
+    )
+
+
+def help_commands(rules: RuleSet) -> list[str]:
+    """The commands ``:`` takes in these rules, with an example card where one is typed:
+    ``take`` only with a first upcard to take, ``pass`` only with one or a wall, ``knock``
+    without a card where the knock replaces the draw, ``gin`` alone only with a big gin,
+    ``rumino`` only where it wins."""
+    has = commands_in(rules)
+    return ["stock", "pile", *["take"] * has["upcard"],
+            *["pass"] * (has["upcard"] or has["wall"]), "discard 7h",
+            *["knock"] * has["instead"], *["knock qs"] * has["by_card"], "gin 2c",
+            *["gin (big gin)"] * has["big"], *["rumino 2c"] * has["rumino"], "show",
+            "say TEXT", "claim", "resign", "quit"]  # fmt: skip
+
+
+def help_rows(width: int, rules: RuleSet | None = None) -> list[Row]:
+    """The help: the rules of this match (none known yet: only the keys), then the keys,
+    where ``p``, ``k`` and ``g`` say what they do in these rules, and the commands these
+    rules have."""
+    pass_: str | None = "pass (the first upcard)"
+    knock, gin = "knock with the chosen card", "go gin"
+    title = " help"
+    closes = " · Esc closes it"  # ? opens it: the key bar says so
+    lines: list[str] = []
+    shown = rules if rules is not None else RuleSet()  # not known yet: classic's commands
+    if rules is not None:
+        title += f" · {preset_short(rules)}"  # the rules below are the changed ones
+        lines += [*rules_help(rules, max(20, width - 2)), ""]
+        pass_ = _PASS.get((rules.upcard_pass_round, rules.stock_end == "wall"))
+        if rules.knock_instead_of_draw:
+            knock = "knock (instead of drawing)"
+        if rules.instant_rumino:
+            gin = "go gin, or declare rumino"
+        elif rules.big_gin_bonus is not None:
+            gin = "go gin or big gin"
+    cards = "7h, 10h, qs" + ", jk" * shown.jokers
+    said = " ".join(c.replace(" ", "\xa0") for c in help_commands(shown))  # "gin 2c" unbroken
+    commands = "\n".join(textwrap.wrap(f"commands (cards as {cards}): {said}",
+                                        max(20, width - 2), subsequent_indent="  ")
+                          ).replace("\xa0", " ")  # fmt: skip
+    keys = [
+        ("← →", "choose a card in your hand"),
+        ("Enter", "discard the chosen card"),
+        ("s", "draw from the stock"),
+        ("d", "take the top of the pile"),
+        ("k", knock),
+        ("g", gin),
+        ("c", "claim (they stopped playing)"),
+        (":", "type a command (Tab completes)"),
+        ("Ctrl-C", "leave (asks first; saved)"),
+    ]
+    if pass_ is not None:  # a key these rules have no use for is not listed
+        keys.insert(4, ("p", pass_))
+    text = HELP_TEXT.format(keys=_help_keys(keys), commands=commands).splitlines()
+    while 1 + len(lines) + len(text) > HELP_ROWS and "" in lines + text:  # long rules:
+        (text if "" in text else lines).remove("")  # fewer blank rows,
+    if 1 + len(lines) + len(text) > HELP_ROWS:  # then no showdown tip (its key bar has it)
+        text = [line for line in text if not line.startswith("At the showdown")]
+    return [[("class:title", title + closes)], *[[("", " " + line)] for line in lines + text]]
+
+
+def rules_rows(text: str, width: int) -> list[Row]:
+    import textwrap
+
+    lines = textwrap.wrap(text, max(20, width - 4))
+    return [
+        [("class:title", " the host's rules")],
+        [],
+        *[[("", f"   {line}")] for line in lines],
+        [],
+        [("class:turn", "   play by these rules?  y: yes   n: no (leave; nothing is played)")],
+    ]

@@ -1,0 +1,676 @@
+"""The files that keep a game: the log (``.ginlog``) and the player's secrets
+(``.secrets``), append-only, locked to one process, fsync'd before returning, so a
+caller can send or act right after.
+
+A file is a magic line, a format version and msgpack-bin records. A crash can tear
+only the last record; a reader tells that from damage (:func:`read_records`), and
+:func:`read_error` words every way a file can fail to be read, for all commands alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import stat
+import sys
+import warnings
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import msgpack
+
+from ginp2p.proto import events as ev
+from ginp2p.proto.log import Added, Entry, Log
+
+__all__ = [
+    "FileCorrupt",
+    "FileError",
+    "FileLocked",
+    "LogFile",
+    "NotAFile",
+    "NotALog",
+    "SecretsError",
+    "SecretsFile",
+    "Torn",
+    "TornTailWarning",
+    "fsync",
+    "fsync_dir",
+    "hold_lock",
+    "let_go",
+    "read_error",
+    "read_records",
+    "replace_atomically",
+    "secrets_path",
+    "write_all",
+]
+
+
+class FileError(Exception):
+    """A log or secrets file that cannot be used."""
+
+
+class FileLocked(FileError):
+    """Another process holds the file (one process per game file)."""
+
+
+class FileCorrupt(FileError):
+    """Bytes in the file that are no record and no torn tail (not a crash artefact)."""
+
+
+class NotAFile(FileError):
+    """A path that names a pipe or a device: reading it could block or never end."""
+
+
+class NotALog(FileError):
+    """A file that does not begin as a file of this kind: another program's file, not a
+    damaged one (every file ginp2p writes begins with its magic before any entry)."""
+
+
+class TornTailWarning(UserWarning):
+    """The file ended inside a record (a crash while writing); it was cut back."""
+
+
+@dataclass(frozen=True, slots=True)
+class Torn:
+    """Bytes that are no whole record: ``dropped`` bytes from ``offset`` (a writer
+    cuts them; a reader only reports them). ``reason``: "incomplete" (a torn last
+    record), "zero bytes", "torn header", "empty" (no header at all), or why the bytes
+    are no record. ``resumed``: whole records follow them (a reader skipped damage in
+    the middle of the file and read on), so they are not the file's tail."""
+
+    offset: int
+    dropped: int
+    reason: str
+    resumed: bool = False
+
+    def text(self) -> str:
+        """The damage in words, as the audit and the replay report it."""
+        if self.reason == "empty":
+            return "the file is empty: it holds no header and no entry"
+        if self.reason in ("incomplete", "zero bytes", "torn header"):
+            return (f"the file is torn: {self.dropped} bytes at byte {self.offset} are no "
+                    f"whole record ({self.reason})")  # fmt: skip
+        if self.resumed:
+            return (f"unreadable bytes at byte {self.offset} ({self.reason}): "
+                    f"{self.dropped} bytes were skipped and reading went on at byte "
+                    f"{self.offset + self.dropped}")  # fmt: skip
+        return (f"unreadable bytes at byte {self.offset} ({self.reason}): the last "
+                f"{self.dropped} bytes of the file were not read")  # fmt: skip
+
+
+MAX_RECORD = ev.MAX_WIRE
+FILE_FORMAT = 1
+_BIN_WIDTH = {0xC4: 1, 0xC5: 2, 0xC6: 4}
+
+
+def fsync(fd: int) -> None:
+    """Durable before returning: what is sent or acted on after it survives a crash."""
+    os.fsync(fd)
+    if sys.platform == "darwin":  # fsync does not reach the platter on macOS
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
+
+
+def fsync_dir(path: Path) -> None:
+    """Make a new file's directory entry durable too."""
+    if os.name != "posix":
+        return
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def write_all(fd: int, data: bytes) -> None:
+    """``os.write`` until every byte is written (it may write fewer)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def replace_atomically(path: Path, data: bytes, mode: int) -> None:
+    """Write ``path`` whole or not at all (write, fsync, rename, fsync the folder): a
+    crash leaves the old or the new file, a failed write no temporary file."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+        try:
+            write_all(fd, data)
+            fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    fsync_dir(path)
+
+
+def _lock(fd: int, path: Path) -> None:
+    try:
+        import fcntl
+    except ImportError:  # Windows: lock the first byte instead
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)  # type: ignore[attr-defined]
+        except OSError as exc:
+            raise FileLocked(f"{path} is open in another ginp2p process") from exc
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        raise FileLocked(f"{path} is open in another ginp2p process") from exc
+
+
+def hold_lock(path: Path, note: str | None = None) -> int:
+    """Create ``path`` if need be and lock it for as long as this process keeps the
+    returned descriptor open (closing it, or the process ending, lets go; `let_go` also
+    removes the file); ``note``, if given, is written into it for whoever finds it
+    locked. FileLocked if another process holds it."""
+    while True:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        try:
+            _lock(fd, path)
+            if not _still_named(fd, path):
+                os.close(fd)  # removed by its holder as we locked it: lock the new file
+                continue
+            if note is not None:
+                os.ftruncate(fd, 0)
+                write_all(fd, note.encode())
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+
+def _still_named(fd: int, path: Path) -> bool:
+    """Whether ``path`` still names the file open at ``fd``."""
+    try:
+        named, held = os.stat(path), os.fstat(fd)
+    except FileNotFoundError:
+        return False
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
+
+
+def let_go(fd: int, path: Path) -> None:
+    """Remove a lock file held by `hold_lock`, then let go of it, so that lock files do
+    not pile up. Removed while still held: a process that opened it meanwhile finds, once
+    it has the lock, that the name is gone, and takes a new file (`hold_lock`)."""
+    with contextlib.suppress(OSError):  # Windows cannot remove an open file: it stays
+        os.unlink(path)
+    os.close(fd)
+
+
+def _read_all(fd: int) -> bytes:
+    os.lseek(fd, 0, os.SEEK_SET)
+    chunks = []
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _parse_records(data: bytes, pos: int, recovery: _Recovery | None = None
+                   ) -> tuple[list[bytes], int, str | None]:  # fmt: skip
+    """Whole msgpack-bin records from ``pos``: (records, end of the last whole one, why
+    parsing stopped early or None). A record longer than what is left is "incomplete"
+    (a crash's torn tail) unless whole records of this kind follow it (``recovery``
+    asks that of the same bytes; without it, nothing is asked)."""
+    out: list[bytes] = []
+    n = len(data)
+    while pos < n:
+        width = _BIN_WIDTH.get(data[pos])
+        if width is None:
+            return out, pos, "a byte that starts no record"
+        if pos + 1 + width > n:
+            return out, pos, "incomplete"
+        length = int.from_bytes(data[pos + 1 : pos + 1 + width], "big")
+        if length > MAX_RECORD:
+            return out, pos, "a record longer than any entry"
+        end = pos + 1 + width + length
+        if end > n:
+            if recovery is not None and recovery.records_follow(pos + 1 + width):
+                return out, pos, "a damaged record length (whole records follow it)"
+            return out, pos, "incomplete"
+        out.append(data[pos + 1 + width : end])
+        pos = end
+    return out, pos, None
+
+
+class _Recovery:
+    """What reading past damage asks of one file's bytes, in time linear in the file's
+    length n: whether whole records follow a byte (:meth:`records_follow`) and where
+    reading can go on (:meth:`next_start`).
+
+    Asked naively, "do whole records run from some byte after here to the end?" reads
+    the rest of the file again from every byte that could begin a record: n² steps, and
+    bytes crafted so that most offsets begin a record (a run of empty records, say) took
+    seconds at 16 KiB and minutes at 64 KiB. Instead:
+
+    - ``follows[p]``: whole records of this kind run from ``p`` exactly to the end of
+      the file (``follows[n]``: nothing is left). A record that begins at ``p`` ends
+      after ``p``, so ``follows[p]`` needs only its header and ``follows`` of its end:
+      the table is filled from the end backwards, O(1) an offset, and ``any_after[p]``
+      (``follows[q]`` for some ``p <= q < n``) answers the question in O(1). It is
+      filled only down to the lowest offset asked about: a torn tail costs its tail.
+    - a record is decoded (to ask whether it holds what this kind of file holds) at
+      most once an offset, memoised, and only where its header and the records after
+      it leave the answer open; a decode reads one record, no longer than MAX_RECORD,
+      in msgpack's C code, from a view of the file rather than a copy.
+    - :meth:`next_start` only looks forward, and :func:`read_records` starts each
+      search past where the last one read on: all the searches of one read visit an
+      offset once, O(1) each apart from the memoised decodes.
+
+    So one read of a file costs O(n) steps and at most n decodes however it is damaged,
+    and no more than before on a file that is whole (nothing is asked of it). What is
+    left is the decodes' own length: bytes where every few offsets begin a long record
+    make each of those decodes read up to MAX_RECORD bytes (copied at memory speed)."""
+
+    def __init__(self, data: bytes, whole: Callable[[Any], bool]) -> None:
+        self._data = data
+        self._view = memoryview(data)
+        self._whole = whole
+        self._held: dict[int, bool] = {}
+        self._low = len(data)  # follows and any_after are known from here on
+        self._follows = bytearray()
+        self._any_after = bytearray()
+
+    def records_follow(self, start: int) -> bool:
+        """Whether, from some byte at or after ``start`` to the end of the file, whole
+        records run that each hold what this kind of file holds. A record cut by a
+        crash is the last thing in its file; one followed by such records was damaged
+        instead, and cutting it would lose every entry after it."""
+        self._fill(start)
+        return self._any_after[start] == 1
+
+    def next_start(self, start: int) -> int | None:
+        """The first byte from ``start`` where reading can go on after damage: a whole
+        record of this kind of file begins there, and the file ends after it or another
+        such record begins (one record alone could be chance bytes inside a damaged
+        one). None if there is none."""
+        data, n = self._data, len(self._data)
+        for at in range(start, n):
+            first = _frame(data, at)
+            if first is None:
+                continue
+            second = _frame(data, first[1]) if first[1] < n else None
+            if first[1] < n and second is None:
+                continue  # headers alone rule it out: no decode
+            if self._holds_at(at, first) and (second is None or self._holds_at(first[1], second)):
+                return at
+        return None
+
+    def _holds_at(self, at: int, frame: tuple[int, int]) -> bool:
+        """Whether the record that begins at ``at`` (its bytes at ``frame``) holds what
+        this kind of file holds; each offset's record is decoded once."""
+        known = self._held.get(at)
+        if known is None:
+            known = self._held[at] = _holds(self._view[frame[0] : frame[1]], self._whole)
+        return known
+
+    def _fill(self, start: int) -> None:
+        """``follows`` and ``any_after`` from where they are known back to ``start``,
+        each offset from offsets after it: every offset once over all the calls."""
+        n = len(self._data)
+        if not self._follows:
+            self._follows, self._any_after = bytearray(n + 1), bytearray(n + 1)
+            self._follows[n] = 1
+        follows, any_after = self._follows, self._any_after
+        for p in range(self._low - 1, start - 1, -1):
+            frame = _frame(self._data, p)
+            # the header, then the records after it, then (only then) a decode
+            chained = frame is not None and follows[frame[1]] == 1 and self._holds_at(p, frame)
+            follows[p] = chained
+            any_after[p] = chained or any_after[p + 1] == 1
+        self._low = min(self._low, start)
+
+
+def _frame(data: bytes, pos: int) -> tuple[int, int] | None:
+    """Where the bytes of the whole record that begins at ``pos`` begin and end, if one
+    does (a bin header, a length no record exceeds, within the file): headers only."""
+    n = len(data)
+    width = _BIN_WIDTH.get(data[pos]) if pos < n else None
+    if width is None:
+        return None
+    start = pos + 1 + width
+    if start > n:
+        return None
+    length = int.from_bytes(data[pos + 1 : start], "big")
+    if length > MAX_RECORD or start + length > n:
+        return None
+    return start, start + length
+
+
+def _holds(record: bytes | memoryview, whole: Callable[[Any], bool]) -> bool:
+    """Whether ``record`` unpacks to what this kind of file holds (``whole``): the one
+    place a record is decoded while reading past damage."""
+    try:
+        return whole(msgpack.unpackb(record, raw=True, strict_map_key=False))
+    except Exception:
+        return False
+
+
+def _is_wire(x: Any) -> bool:
+    """A stored entry: ``[packed, signature]``."""
+    return type(x) is list and len(x) == 2 and type(x[0]) is bytes and \
+        type(x[1]) is bytes and len(x[1]) == 64  # fmt: skip
+
+
+def _is_secret(x: Any) -> bool:
+    """A secrets record: ``[tag, hand, a, b]``."""
+    return type(x) is list and len(x) == 4 and type(x[0]) is int
+
+
+def _open_records(
+    path: Path, magic: bytes, mode: int, repair: bool
+) -> tuple[int, list[bytes], Torn | None]:
+    """Open (creating), lock, read the whole records, cut a torn tail."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), mode)
+    try:
+        _lock(fd, path)
+        if hasattr(os, "fchmod") and mode == 0o600:
+            os.fchmod(fd, mode)
+        records, torn = _load_records(fd, path, magic, repair)
+    except BaseException:
+        os.close(fd)
+        raise
+    if torn is not None:
+        warnings.warn(
+            TornTailWarning(
+                f"{path}: cut {torn.dropped} bytes of a torn last record at byte "
+                f"{torn.offset} ({torn.reason}); the entries before it are intact"
+            ),
+            stacklevel=3,
+        )
+    return fd, records, torn
+
+
+def _parse_file(
+    data: bytes,
+    path: Path | str | os.PathLike[str],
+    magic: bytes,
+    recovery: _Recovery | None = None,
+) -> tuple[list[bytes], int, str | None] | None:
+    """The records of a whole file's bytes, where they end and why (as
+    :func:`_parse_records`); None for a file torn inside its header (or empty).
+    NotALog if the bytes are not a file of this kind at all, FileCorrupt if its header
+    is damaged. ``recovery``: of these bytes, for a caller that reads on past damage
+    (what it learnt here is not learnt again)."""
+    header = magic + ev.pack([FILE_FORMAT])
+    if len(data) < len(header) and header.startswith(data):
+        return None
+    if not data.startswith(magic):
+        raise NotALog(f"{path} is not a {_KIND[magic]}: it does not begin with "
+                      f"{magic.decode().strip()}")  # fmt: skip
+    unpacker = msgpack.Unpacker(raw=False, max_buffer_size=len(data))
+    unpacker.feed(data[len(magic) :])
+    try:
+        version = unpacker.unpack()
+    except Exception as exc:
+        raise FileCorrupt(f"{path}: unreadable header") from exc
+    if type(version) is not list or not version or version[0] != FILE_FORMAT:
+        shown = repr(version)  # a record where the header should be: no kilobyte of it
+        shown = shown if len(shown) <= 40 else f"{shown[:36]}…"
+        raise FileCorrupt(f"{path}: unsupported file format {shown} (this ginp2p reads "
+                          f"format [{FILE_FORMAT}])")  # fmt: skip
+    if recovery is None:
+        recovery = _Recovery(data, _WHOLE[magic])
+    return _parse_records(data, len(magic) + unpacker.tell(), recovery)
+
+
+def _load_records(
+    fd: int, path: Path, magic: bytes, repair: bool
+) -> tuple[list[bytes], Torn | None]:
+    data = _read_all(fd)
+    parsed = _parse_file(data, path, magic)
+    if parsed is None:
+        os.ftruncate(fd, 0)  # new, or torn while being created
+        write_all(fd, magic + ev.pack([FILE_FORMAT]))
+        fsync(fd)
+        fsync_dir(path)
+        return [], Torn(0, len(data), "torn header") if data else None
+    records, end, why = parsed
+    if end == len(data):
+        return records, None
+    tail = data[end:]
+    if why != "incomplete" and any(tail) and not repair:
+        # a person reads this (resume): the audit can still judge a log, as it is
+        audit = f", and `ginp2p audit {path}` says what it still proves" \
+            if magic == LogFile.MAGIC else ""  # fmt: skip
+        raise FileCorrupt(f"{path} is damaged ({why} at byte {end}), so the game cannot go "
+                          f"on from it; it is left as it is{audit}")  # fmt: skip
+    os.ftruncate(fd, end)
+    fsync(fd)
+    return records, Torn(end, len(tail), why or "")
+
+
+def read_records(
+    path: str | os.PathLike[str], magic: bytes | None = None
+) -> tuple[list[bytes], tuple[Torn, ...]]:
+    """The whole records of a log (or secrets) file, read-only: no lock, no repair.
+
+    For the audit, which must not change the file it judges, and for whoever reads a
+    copy that was damaged: every stretch of bytes that is no whole record comes back as
+    a :class:`Torn` (nothing is cut), in file order. Damage in the middle is skipped
+    (``resumed``) where whole records follow it, so one bad byte does not hide the rest
+    of the game; however the file is damaged, reading it takes time linear in its
+    size (:class:`_Recovery`). The last ``reason`` is "incomplete" for a torn last
+    record, "zero bytes" for a zero-filled tail, "empty" for an empty file, else why the
+    bytes are no record. NotALog if the file is not of this kind at all, FileCorrupt if
+    its header is damaged, NotAFile if it is not a regular file (a pipe or a device
+    could block or never end); :func:`read_error` words any of these, and the OSErrors,
+    for a person.
+    """
+    magic = LogFile.MAGIC if magic is None else magic
+    mode = os.stat(path).st_mode
+    if stat.S_ISDIR(mode):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(mode):
+        raise NotAFile(f"{path} is a pipe or a device, not a file")
+    data = Path(path).read_bytes()
+    recovery = _Recovery(data, _WHOLE[magic])
+    parsed = _parse_file(data, path, magic, recovery)
+    if parsed is None:
+        return [], (Torn(0, len(data), "torn header" if data else "empty"),)
+    records, end, why = parsed
+    damage: list[Torn] = []
+    zeros = len(data.rstrip(b"\0"))  # zeros from here on: found once, not at each stop
+    while end < len(data):
+        if end >= zeros:
+            damage.append(Torn(end, len(data) - end, "zero bytes"))
+            break
+        go_on = None if why == "incomplete" else recovery.next_start(end + 1)
+        if go_on is None:
+            damage.append(Torn(end, len(data) - end, why or ""))
+            break
+        damage.append(Torn(end, go_on - end, why or "", resumed=True))
+        more, end, why = _parse_records(data, go_on, recovery)
+        records += more
+    return records, tuple(damage)
+
+
+def read_error(path: str | os.PathLike[str], exc: Exception) -> str:
+    """Why :func:`read_records` could not read ``path``, in the words every command
+    uses (audit, replay and export say the same thing of the same file). The file an
+    OSError names wins over ``path``: it is the one of several that failed."""
+    path = getattr(exc, "filename", None) or path
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a folder, not a game log"
+    if isinstance(exc, OSError):
+        return f"{path}: cannot read it ({exc.strerror or exc})"
+    return str(exc)
+
+
+class _RecordFile:
+    """An append-only file of msgpack-bin records after a magic header."""
+
+    MAGIC = b""
+    MODE = 0o644
+
+    def __init__(self, path: Path, fd: int, records: list[bytes], torn: Torn | None) -> None:
+        self.path = path
+        self._fd = fd
+        self.records: tuple[bytes, ...] = tuple(records)
+        self.torn = torn
+
+    @classmethod
+    def _open(cls, path: str | os.PathLike[str], repair: bool) -> Any:
+        p = Path(path)
+        fd, records, torn = _open_records(p, cls.MAGIC, cls.MODE, repair)
+        return cls(p, fd, records, torn)
+
+    def _append_record(self, payload: bytes) -> None:
+        if self._fd < 0:
+            raise FileError(f"{self.path} is closed")
+        if len(payload) > MAX_RECORD:
+            raise FileError(f"a record of {len(payload)} bytes is too large")
+        write_all(self._fd, ev.pack(bytes(payload)))
+        fsync(self._fd)
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    def close(self) -> None:
+        """Close the file and release the lock."""
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LogFile(_RecordFile):
+    """``NAME.ginlog``: every entry, sent or received, in arrival order.
+
+    ``records`` are the whole wire entries read at open (an entry may repeat);
+    ``torn`` says whether a torn tail was cut (a TornTailWarning is also issued:
+    tell the user).
+    """
+
+    MAGIC = b"GINLOG1\n"
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, repair: bool = False) -> LogFile:
+        """Open or create, exclusively (FileLocked if another process has it)."""
+        return cls._open(path, repair)  # type: ignore[no-any-return]
+
+    def append(self, entry: Entry | bytes) -> None:
+        """Write one entry and fsync; returns only when it is on disk."""
+        self._append_record(entry.wire if isinstance(entry, Entry) else bytes(entry))
+
+    def load(
+        self, keys: tuple[bytes | None, bytes | None] = (None, None)
+    ) -> tuple[Log, list[Added]]:
+        """The log of this file's records (each record's outcome alongside)."""
+        return Log.from_records(self.records, keys)
+
+
+def secrets_path(log_path: str | os.PathLike[str]) -> Path:
+    """``NAME.secrets`` beside ``NAME.ginlog``."""
+    return Path(log_path).with_suffix(".secrets")
+
+
+class SecretsError(Exception):
+    """A secret that must not be written: other seeds for a hand, a second answer."""
+
+
+_SEEDS, _ANSWERED = 0, 1
+
+
+class SecretsFile(_RecordFile):
+    """The peer's own secrets (mode 0600): seeds per hand and answered challenges."""
+
+    MAGIC = b"GINSEC1\n"
+    MODE = 0o600
+
+    def __init__(self, path: Path, fd: int, records: list[bytes], torn: Torn | None) -> None:
+        super().__init__(path, fd, records, torn)
+        self._seeds: dict[int, tuple[bytes, bytes]] = {}
+        self._answered: dict[tuple[int, int], bytes] = {}
+        for r in records:
+            self._apply(r)
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *, repair: bool = False) -> SecretsFile:
+        return cls._open(path, repair)  # type: ignore[no-any-return]
+
+    def _apply(self, record: bytes) -> None:
+        try:
+            tag, hand, a, b = msgpack.unpackb(record, raw=False)
+            if tag == _SEEDS:
+                self._seeds[hand] = (a, b)
+            elif tag == _ANSWERED:
+                self._answered.setdefault((hand, a), b)
+            else:
+                raise ValueError(tag)
+        except Exception as exc:
+            raise FileCorrupt(f"{self.path}: unreadable secrets record") from exc
+
+    def _write(self, obj: list[Any]) -> None:
+        record = ev.pack(obj)
+        self._append_record(record)
+        self._apply(record)
+
+    def seeds(self, hand: int) -> tuple[bytes, bytes] | None:
+        """``(perm_seed, key_seed)`` of a hand, if fixed."""
+        return self._seeds.get(hand)
+
+    def put_seeds(self, hand: int, perm_seed: bytes, key_seed: bytes) -> None:
+        """Fix a hand's seeds, fsync'd before the commit that binds them is sent.
+
+        Idempotent for the same seeds; other seeds for a hand are refused (after a
+        crash the commit may already be out).
+        """
+        if len(perm_seed) != 32 or len(key_seed) != 32:
+            raise SecretsError("seeds have 32 bytes")
+        known = self._seeds.get(hand)
+        if known == (perm_seed, key_seed):
+            return
+        if known is not None:
+            raise SecretsError(f"hand {hand} already has other seeds")
+        self._write([_SEEDS, hand, bytes(perm_seed), bytes(key_seed)])
+
+    def answered(self, hand: int, step: int) -> bytes | None:
+        """The challenge answered for this shuffle proof, if any."""
+        return self._answered.get((hand, step))
+
+    def all_seeds(self) -> dict[int, tuple[bytes, bytes]]:
+        """Every hand's seeds (hand 0: the host's nonce), to resume a PeerProtocol."""
+        return dict(self._seeds)
+
+    def all_answered(self) -> dict[tuple[int, int], bytes]:
+        """Every answered challenge by (hand, step), to resume a PeerProtocol."""
+        return dict(self._answered)
+
+    def record_answer(self, hand: int, step: int, challenge: bytes) -> None:
+        """Record, fsync'd, that this proof is being answered; call before answering.
+
+        A different challenge for the same proof is refused: two answers would
+        reveal both halves of some round and with them x and π. The same challenge
+        again is allowed (re-sending identical answers after a crash reveals nothing).
+        """
+        known = self._answered.get((hand, step))
+        if known == challenge:
+            return
+        if known is not None:
+            raise SecretsError(f"the shuffle proof of hand {hand} step {step} is answered")
+        self._write([_ANSWERED, hand, step, bytes(challenge)])
+
+
+_WHOLE = {LogFile.MAGIC: _is_wire, SecretsFile.MAGIC: _is_secret}
+"""What a record of each kind of file holds (by magic): how a damaged record is told
+from a torn tail."""
+_KIND = {LogFile.MAGIC: "ginp2p game log", SecretsFile.MAGIC: "ginp2p secrets file"}

@@ -1,0 +1,769 @@
+"""The ZeroMQ transport between two peers (docs/network.md). It moves bytes, nothing else.
+
+The host binds a ROUTER, the guest connects a DEALER (PAIR does not reconnect over
+TCP). Both use CURVE with the X25519 form of the player's Ed25519 identity key; the
+host runs a ZAP handler that admits pinned keys only (plus unknown keys while it is
+pairing), and because ZAP admits *connections*, not frames, the host itself drops
+every frame but ``pair`` from a CURVE User-Id that is not pinned. ZMTP heartbeats
+notice a dead or frozen peer; the socket monitor turns connects and disconnects into
+:class:`LinkUp` / :class:`LinkDown` events, so the UI can say "reconnecting…".
+
+A message is a few ZeroMQ frames: a small msgpack header ``[type, …]``, then the raw
+payload (one stored wire entry, or one pairing message). See :func:`decode_frame` for
+the exact shapes. Everything about the game (what to send, what a ``have`` means) is
+the session's: this module never looks inside an entry.
+
+Sockets, the authenticator and the context are created inside the running event loop
+(pyzmq#1558) and closed explicitly with ``linger=0`` (pyzmq#102, #1413).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import ipaddress
+import logging
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import msgpack
+import zmq
+import zmq.asyncio
+from zmq.utils import z85
+from zmq.utils.monitor import parse_monitor_message
+
+from ginp2p.present.words import for_screen
+from ginp2p.proto.events import MAX_WIRE
+
+__all__ = [
+    "MAX_MESSAGE",
+    "NET_VERSION",
+    "BadFrame",
+    "ByeFrame",
+    "ConnectRefused",
+    "EntryFrame",
+    "Frame",
+    "FrameError",
+    "GuestEndpoint",
+    "HaveFrame",
+    "HostEndpoint",
+    "LinkDown",
+    "LinkUp",
+    "NetError",
+    "NetEvent",
+    "PairFrame",
+    "PortInUse",
+    "Received",
+    "Rejected",
+    "curve_key",
+    "decode_frame",
+    "encode_frame",
+    "raise_open_files_limit",
+]
+
+log = logging.getLogger(__name__)
+
+#: The peer protocol's version, carried by ``have``: two peers must speak the same one.
+NET_VERSION = 1
+#: ZMQ_MAXMSGSIZE: far above the largest entry (a 108-card lock is about 28 KB).
+MAX_MESSAGE = 1 << 20
+MAX_HEADER = 256
+MAX_PAIR = 16 * 1024
+MAX_REASON = 200
+#: Received frames not yet taken by the game. Past this, reading pauses, so a flood
+#: waits in ZeroMQ's bounded queues and then in its sender's TCP window, not in memory.
+MAX_BACKLOG = 256
+#: How far this process's memory may grow past its size at the host's start before
+#: every connection is dropped. ZeroMQ bounds each part of a message, not a message of
+#: endless parts: a stranger admitted while the host pairs could grow it to gigabytes
+#: in seconds, and closing the connection is what frees it.
+MAX_GROWTH = 256 << 20
+#: The soft limit on open files a host raises itself to (within the hard limit). Each
+#: TCP connection is a file: under a low limit (256 on macOS, 1024 on many Linux
+#: systems) a stranger's idle connections left none for the friend's, and ZeroMQ only
+#: closes one that never greets after its 30 s handshake interval. 10240 is macOS's
+#: per-process ceiling.
+OPEN_FILES = 10240
+_UINT32 = 2**32 - 1
+ZAP_DOMAIN = "ginp2p"
+HEARTBEAT_IVL_MS = 1000
+HEARTBEAT_TIMEOUT_MS = 3000
+
+# ------------------------------------------------------------------------ frames
+
+
+@dataclass(frozen=True, slots=True)
+class EntryFrame:
+    """One stored wire entry ``[packed, signature]``, byte for byte."""
+
+    wire: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class HaveFrame:
+    """Resync: the contiguous seqs the sender stores per feed. ``reply``: answer with
+    your own ``have`` (so the asker learns what you lack; never answered twice)."""
+
+    version: int
+    seq_host: int
+    seq_guest: int
+    reply: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class PairFrame:
+    """An opaque pairing message (ginp2p.net.pairing's bytes)."""
+
+    payload: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class ByeFrame:
+    """The sender is leaving (match over, or the player quit); ``reason`` is for people."""
+
+    reason: str = ""
+
+
+Frame = EntryFrame | HaveFrame | PairFrame | ByeFrame
+
+
+class FrameError(ValueError):
+    """Bytes from the network that are no frame: dropped, never a crash."""
+
+
+def _pack(obj: Any) -> bytes:
+    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
+
+
+def encode_frame(frame: Frame) -> list[bytes]:
+    """The ZeroMQ frames of one message (header first)."""
+    if isinstance(frame, EntryFrame):
+        return [_pack(["entry"]), bytes(frame.wire)]
+    if isinstance(frame, HaveFrame):
+        return [_pack(["have", frame.version, frame.seq_host, frame.seq_guest, frame.reply])]
+    if isinstance(frame, PairFrame):
+        return [_pack(["pair"]), bytes(frame.payload)]
+    if isinstance(frame, ByeFrame):
+        return [_pack(["bye", frame.reason[:MAX_REASON]])]
+    raise TypeError(f"not a frame: {frame!r}")
+
+
+def _uint(value: Any, what: str) -> int:
+    if type(value) is not int or not 0 <= value <= _UINT32:
+        raise FrameError(f"{what} is not a sequence number")
+    return value
+
+
+def decode_frame(parts: Sequence[bytes]) -> Frame:
+    """Parse one message's frames; FrameError for anything that is not exactly:
+
+    ``entry``: ``["entry"]`` + one payload of 1..MAX_WIRE bytes;
+    ``have``: ``["have", version, seq_host, seq_guest, reply]`` and nothing after
+    (a ``have`` of another version decodes to its version alone, so a mismatch can be
+    reported whatever the rest looks like);
+    ``pair``: ``["pair"]`` + one payload of 1..MAX_PAIR bytes;
+    ``bye``: ``["bye", reason]`` (a str of at most 200 characters), the reason as a
+    screen may show it (``words.for_screen``): whoever prints it, the other side's words
+    arrive here once, and a terminal escape in them would reach the player's screen.
+    """
+    if not parts:
+        raise FrameError("an empty message")
+    raw = bytes(parts[0])
+    if len(raw) > MAX_HEADER:
+        raise FrameError("the header is too long")
+    try:
+        header = msgpack.unpackb(
+            raw, raw=False, max_bin_len=0, max_str_len=MAX_REASON * 4, max_array_len=8,
+            max_map_len=0, max_ext_len=0,
+        )  # fmt: skip
+    except Exception as exc:
+        raise FrameError(f"an undecodable header: {type(exc).__name__}") from None
+    if type(header) is not list or not header or type(header[0]) is not str:
+        raise FrameError("the header is not [type, …]")
+    kind, rest, payload = header[0], header[1:], [bytes(p) for p in parts[1:]]
+    if kind == "have":
+        if not rest or type(rest[0]) is not int:
+            raise FrameError("a have without a version")
+        if rest[0] != NET_VERSION:
+            return HaveFrame(rest[0], 0, 0, False)
+        if len(rest) != 4 or payload or type(rest[3]) is not bool:
+            raise FrameError("a malformed have")
+        return HaveFrame(rest[0], _uint(rest[1], "seq_host"), _uint(rest[2], "seq_guest"), rest[3])
+    if kind in ("entry", "pair"):
+        limit = MAX_WIRE if kind == "entry" else MAX_PAIR
+        if rest or len(payload) != 1:
+            raise FrameError(f"an {kind} frame carries one payload")
+        if not 0 < len(payload[0]) <= limit:
+            raise FrameError(f"an {kind} payload of {len(payload[0])} bytes")
+        return EntryFrame(payload[0]) if kind == "entry" else PairFrame(payload[0])
+    if kind == "bye":
+        if len(rest) != 1 or type(rest[0]) is not str or len(rest[0]) > MAX_REASON or payload:
+            raise FrameError("a malformed bye")
+        return ByeFrame(for_screen(rest[0]))
+    raise FrameError(f"an unknown frame type {kind[:20]!r}")
+
+
+# ------------------------------------------------------------------------ keys, join strings
+
+
+def curve_key(ed25519_public_key: bytes) -> bytes:
+    """The CURVE (X25519) public key of an Ed25519 public key (docs/log.md §8, the identity key)."""
+    import nacl.bindings
+
+    return nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(ed25519_public_key)  # type: ignore[no-any-return]
+
+
+def _tcp(host: str, port: int | str) -> str:
+    with contextlib.suppress(ValueError):
+        if ipaddress.ip_address(host).version == 6:
+            return f"tcp://[{host}]:{port}"
+    return f"tcp://{host}:{port}"
+
+
+# ------------------------------------------------------------------------ events
+
+
+@dataclass(frozen=True, slots=True)
+class Received:
+    """A frame from ``peer`` (its CURVE public key, 32 bytes)."""
+
+    frame: Frame
+    peer: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class LinkUp:
+    peer: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class LinkDown:
+    peer: bytes | None
+
+
+#: The host's words for a key its ZAP handler refused, and for a failed handshake.
+REFUSED_STRANGER = "refused a connection from a player not paired with this host"
+REFUSED_HANDSHAKE = (
+    "refused a connection that did not complete the encrypted greeting (a "
+    "wrong key in the join string, or not a ginp2p program)"
+)
+#: A greeting that broke off without a protocol error: mostly a reconnect that gave up
+#: while this computer was frozen or busy, not an attack; said as such.
+BROKEN_HANDSHAKE = (
+    "a connection broke off during the encrypted greeting (a reconnect that "
+    "timed out while this computer was busy or asleep, or a network fault)"
+)
+#: Why the host drops a message from a key admitted while it pairs (not a ``pair`` one).
+NOT_PAIRED_YET = "a player not paired with this host may only pair"
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """A connection that did not get through. Host: a key ZAP refused (``peer``) or a
+    failed handshake; ``reason`` is a whole line. Guest: the host refused our key
+    (``auth``) or the handshake failed (most likely a wrong host key)."""
+
+    peer: bytes | None
+    reason: str
+    auth: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectRefused:
+    """Guest: the host's machine refused a connection (nothing listens at that port
+    yet, or the port is wrong). ZeroMQ retries such a connection in silence, as it does
+    one that is never answered (a firewall that drops it): this tells them apart.
+    ``for_s``: seconds since the first of these refusals in a row."""
+
+    for_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class BadFrame:
+    """A message that was dropped: undecodable, or not allowed from an unpinned key.
+    ``connection``: host, which connection of ``peer`` it came on (1 for the first the
+    ZAP handler admitted, 2 for the next, ...; 0 if unknown), so a key told to pair on
+    one connection is told again on the next (a new ``join`` with the same key)."""
+
+    peer: bytes | None
+    reason: str
+    connection: int = 0
+
+
+NetEvent = Received | LinkUp | LinkDown | Rejected | BadFrame | ConnectRefused
+
+
+class NetError(Exception):
+    """The transport cannot be set up (a port in use, a bad address)."""
+
+
+class PortInUse(NetError):
+    pass
+
+
+# ------------------------------------------------------------------------ endpoints
+
+
+class _Endpoint:
+    """What host and guest share: the context, one socket, its monitor, an event queue."""
+
+    def __init__(self, curve_public: bytes, curve_secret: bytes) -> None:
+        self.curve_public = curve_public
+        self._secret = curve_secret
+        self.events: asyncio.Queue[NetEvent] = asyncio.Queue()
+        self.ctx: zmq.asyncio.Context | None = None
+        self.sock: zmq.asyncio.Socket | None = None
+        self._monitor: zmq.asyncio.Socket | None = None
+        self._tasks: list[asyncio.Task[None]] = []
+        self.connected = False
+        self.sent = 0
+        self.dropped = 0
+
+    def _make_socket(self, kind: int) -> zmq.asyncio.Socket:
+        assert self.ctx is not None
+        s = self.ctx.socket(kind)
+        s.linger = 0
+        s.maxmsgsize = MAX_MESSAGE
+        s.heartbeat_ivl = HEARTBEAT_IVL_MS
+        s.heartbeat_timeout = HEARTBEAT_TIMEOUT_MS
+        s.heartbeat_ttl = HEARTBEAT_TIMEOUT_MS
+        s.curve_publickey = z85.encode(self.curve_public)
+        s.curve_secretkey = z85.encode(self._secret)
+        return s
+
+    def _spawn(self) -> None:
+        assert self.sock is not None
+        self._monitor = self.sock.get_monitor_socket()
+        self._tasks = [asyncio.ensure_future(self._recv_loop()),
+                       asyncio.ensure_future(self._monitor_loop())]  # fmt: skip
+
+    async def recv(self) -> NetEvent:
+        """The next event (frames, link changes, refusals)."""
+        return await self.events.get()
+
+    async def _recv_loop(self) -> None:
+        assert self.sock is not None
+        while True:
+            while self.events.qsize() >= MAX_BACKLOG:
+                await asyncio.sleep(0.005)
+            try:
+                parts = await self.sock.recv_multipart(copy=False)
+            except zmq.ZMQError as exc:  # closed under us, or an interrupted call
+                if exc.errno in (zmq.ENOTSOCK, zmq.ETERM):
+                    return
+                log.debug("recv failed: %s", exc)
+                continue
+            try:
+                self._on_message(parts)
+            except Exception:  # bytes from the network never crash the loop
+                log.exception("dropped a message")
+                self.dropped += 1
+            # a message already waiting comes as a finished future, and awaiting that
+            # does not yield: without this a flood would starve the game and the keys
+            await asyncio.sleep(0)
+
+    async def _monitor_loop(self) -> None:
+        assert self._monitor is not None
+        while True:
+            try:
+                msg = await self._monitor.recv_multipart()
+                event = parse_monitor_message(msg)
+            except zmq.ZMQError:
+                return
+            except Exception:
+                continue
+            self._on_monitor(int(event["event"]), int(event["value"]))
+
+    def _on_message(self, parts: list[zmq.Frame]) -> None:
+        raise NotImplementedError
+
+    def _on_monitor(self, event: int, value: int) -> None:
+        raise NotImplementedError
+
+    def _decode(self, parts: Sequence[zmq.Frame], peer: bytes | None,
+                connection: int = 0) -> Frame | None:  # fmt: skip
+        try:
+            return decode_frame([p.bytes for p in parts])
+        except FrameError as exc:
+            self.dropped += 1
+            self.events.put_nowait(BadFrame(peer, str(exc), connection))
+            return None
+
+    async def _send_parts(self, parts: list[bytes]) -> bool:
+        """Never blocks: a message that cannot go now is dropped (resync covers it)."""
+        if self.sock is None:
+            return False
+        try:
+            await self.sock.send_multipart(parts, flags=zmq.NOBLOCK)
+        except zmq.Again:
+            return False
+        except zmq.ZMQError as exc:
+            if exc.errno == errno.EHOSTUNREACH:
+                return False
+            raise
+        self.sent += 1
+        return True
+
+    async def _close_socket(self) -> None:
+        """Stop this endpoint's loops, then close its socket and monitor (linger 0)."""
+        for t in self._tasks:
+            t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await t
+        self._tasks = []
+        if self.sock is not None:
+            with contextlib.suppress(zmq.ZMQError):
+                self.sock.disable_monitor()
+            self.sock.close(linger=0)
+            self.sock = None
+        if self._monitor is not None:
+            self._monitor.close(linger=0)
+            self._monitor = None
+
+    async def close(self) -> None:
+        """Stop the loops, close every socket and the context (never hangs: linger 0)."""
+        await self._close_socket()
+        self._close_extra()
+        if self.ctx is not None:
+            self.ctx.term()
+            self.ctx = None
+
+    def _close_extra(self) -> None:
+        pass
+
+
+def raise_open_files_limit(want: int = OPEN_FILES) -> None:
+    """Raise this process's soft limit on open files towards ``want``, never past the
+    hard limit (a best effort: where it cannot be raised, nothing changes)."""
+    try:
+        import resource
+    except ImportError:  # Windows: no such limit to raise
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
+    if soft != resource.RLIM_INFINITY and soft < target:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+
+
+def _rss() -> int | None:
+    """This process's resident memory in bytes (Linux; None where it cannot be read)."""
+    try:
+        with open("/proc/self/statm", "rb") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class _Admission:
+    """The ZAP handler's credentials provider: pinned keys, or anyone while pairing."""
+
+    def __init__(self, host: HostEndpoint) -> None:
+        self.host = host
+
+    def callback(self, domain: str, key: bytes) -> bool:
+        try:
+            raw = z85.decode(key)
+        except Exception:
+            return False
+        ok = self.host.admits(raw)
+        if ok:
+            self.host.admitted(raw)
+        else:
+            self.host.events.put_nowait(Rejected(raw, REFUSED_STRANGER))
+        return ok
+
+
+class HostEndpoint(_Endpoint):
+    """The host's ROUTER. Peers are keyed by their CURVE public key (the User-Id).
+
+    ``pinned``: CURVE keys admitted at any time. ``pairing``: admit unknown keys too,
+    but pass on only their ``pair`` frames (every other frame from them is dropped and
+    reported as :class:`BadFrame`). :meth:`drop_connections` ends every connection
+    (after a failed pairing: ZAP admits connections, and a ROUTER cannot close one).
+    """
+
+    def __init__(
+        self,
+        curve_public: bytes,
+        curve_secret: bytes,
+        *,
+        bind: str = "0.0.0.0",
+        port: int = 0,
+        pinned: Iterable[bytes] = (),
+        pairing: bool = False,
+        any_port_if_taken: bool = False,
+    ) -> None:
+        super().__init__(curve_public, curve_secret)
+        self.bind = bind
+        self.port = port
+        #: Listen on any free port if ``port`` is taken (the default port, which nobody
+        #: asked for: the join string and the announcement carry the one bound).
+        self.any_port_if_taken = any_port_if_taken
+        self.port_taken: int | None = None  # the port that was taken, if so
+        self.pinned: set[bytes] = set(pinned)
+        self.pairing = pairing
+        self.partner: bytes | None = None  # the pinned peer heard from last
+        self._routes: dict[bytes, bytes] = {}  # CURVE key -> routing id
+        self._fds: dict[bytes, int] = {}  # CURVE key -> socket fd of its connection
+        self._up: set[bytes] = set()
+        #: CURVE key -> how many of its connections ZAP admitted (a ROUTER tells the
+        #: connections of one routing id apart by nothing else)
+        self._connections: dict[bytes, int] = {}
+        self._auth: Any = None
+        self._watchdog: asyncio.Task[None] | None = None
+
+    def admits(self, key: bytes) -> bool:
+        """ZAP's question: may this key connect now?"""
+        return key in self.pinned or self.pairing
+
+    def admitted(self, key: bytes) -> None:
+        """ZAP let a new connection of ``key`` in. Called before the handshake ends, so
+        before any message of that connection is read."""
+        self._connections[key] = self._connections.get(key, 0) + 1
+
+    def pin(self, key: bytes) -> None:
+        self.pinned.add(key)
+
+    def paired_with(self, key: bytes) -> None:
+        """Pairing is over: only ``key`` may connect from now on, and the routes of the
+        keys that tried to pair are forgotten (a stranger's cost nothing after this)."""
+        self.pinned = {key}
+        self.pairing = False
+        self._routes = {k: r for k, r in self._routes.items() if k == key}
+        self._connections = {k: n for k, n in self._connections.items() if k == key}
+
+    def unpin(self, key: bytes) -> None:
+        """Forget a key: its frames are dropped and ZAP refuses its next connection.
+        (A ROUTER cannot close one peer's connection; it stays until that peer goes.)"""
+        self.pinned.discard(key)
+        self._routes.pop(key, None)
+        if self.partner == key:
+            self.partner = None
+
+    async def start(self) -> int:
+        """Start the ZAP handler, bind; returns the port really bound. Raises the
+        process's limit on open files first (:data:`OPEN_FILES`)."""
+        from zmq.auth.asyncio import AsyncioAuthenticator
+
+        raise_open_files_limit()
+
+        self.ctx = zmq.asyncio.Context()
+        self._auth = AsyncioAuthenticator(self.ctx)
+        self._auth.start()
+        self._auth.configure_curve_callback(ZAP_DOMAIN, _Admission(self))
+        try:
+            try:
+                await self._bind()
+            except PortInUse:
+                if not self.any_port_if_taken:
+                    raise
+                self.port_taken, self.port = self.port, 0
+                await self._bind()
+        except NetError:
+            await self.close()
+            raise
+        if (base := _rss()) is not None:
+            self._watchdog = asyncio.ensure_future(self._watch_memory(base))
+        return self.port
+
+    async def _watch_memory(self, base: int) -> None:
+        while True:
+            await asyncio.sleep(0.25)
+            now = _rss()
+            if now is not None and now - base > MAX_GROWTH:
+                await self.drop_connections()
+                self.events.put_nowait(Rejected(None, (
+                    f"every connection was dropped: memory grew by {(now - base) >> 20} MB "
+                    "(a flood of unfinished messages?); a paired player reconnects by "
+                    "itself")))  # fmt: skip
+
+    async def drop_connections(self) -> None:
+        """Close every connection (a new socket on the same port): a guest whose pairing
+        failed is cut off; a pinned guest reconnects by itself."""
+        await self._close_socket()
+        self._routes.clear()
+        self._fds.clear()
+        for peer in list(self._up):
+            self.events.put_nowait(LinkDown(peer))
+        self._up.clear()
+        self.connected = False
+        self.partner = None
+        for attempt in range(50):  # the old listener closes in the I/O thread
+            try:
+                await self._bind()
+                return
+            except PortInUse:
+                if attempt == 49:
+                    raise
+                await asyncio.sleep(0.02)
+
+    async def _bind(self) -> None:
+        s = self.sock = self._make_socket(zmq.ROUTER)
+        s.curve_server = True
+        s.zap_domain = ZAP_DOMAIN.encode()
+        s.router_handover = 1
+        s.router_mandatory = 1
+        try:
+            s.bind(_tcp(self.bind, self.port or "*"))
+        except zmq.ZMQError as exc:
+            s.close(linger=0)
+            self.sock = None
+            if exc.errno == errno.EADDRINUSE:
+                raise PortInUse(
+                    f"port {self.port} on {self.bind} is in use (another ginp2p host or "
+                    f"program has it): choose another with --port, or --port 0 for any free one"
+                ) from None
+            raise NetError(f"cannot listen on {self.bind}:{self.port}: {exc}") from None
+        endpoint = s.getsockopt_string(zmq.LAST_ENDPOINT)
+        self.port = int(endpoint.rsplit(":", 1)[1])
+        self._spawn()
+
+    def _on_message(self, parts: list[zmq.Frame]) -> None:
+        if len(parts) < 2:
+            return
+        routing_id = parts[0].bytes
+        meta: Any = parts[1]  # Frame.get takes a property name too (older stubs: int only)
+        user_id = meta.get("User-Id")
+        try:
+            if not isinstance(user_id, str):
+                raise TypeError("no CURVE user id")
+            peer = z85.decode(user_id)
+        except Exception:
+            self.dropped += 1
+            return
+        connection = self._connections.get(peer, 0)
+        frame = self._decode(parts[1:], peer, connection)
+        if frame is None:
+            return
+        if peer not in self.pinned:
+            if isinstance(frame, PairFrame) and self.pairing:
+                self._routes[peer] = routing_id
+                self.events.put_nowait(Received(frame, peer))
+                return
+            self._routes[peer] = routing_id  # only ever used to say "pair first" (a bye)
+            self.dropped += 1
+            self.events.put_nowait(BadFrame(peer, NOT_PAIRED_YET, connection))
+            return
+        self._routes[peer] = routing_id
+        self.partner = peer
+        with contextlib.suppress(Exception):
+            self._fds[peer] = int(parts[1].get(zmq.SRCFD))
+        if peer not in self._up:
+            self._up.add(peer)
+            self.connected = True
+            self.events.put_nowait(LinkUp(peer))
+        self.events.put_nowait(Received(frame, peer))
+
+    def _on_monitor(self, event: int, value: int) -> None:
+        if event == zmq.EVENT_DISCONNECTED:
+            for peer, fd in list(self._fds.items()):
+                if fd == value:
+                    del self._fds[peer]
+                    self._up.discard(peer)
+                    self.connected = bool(self._up)
+                    self.events.put_nowait(LinkDown(peer))
+        elif event == zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL:  # bad crypto or framing
+            self.events.put_nowait(Rejected(None, REFUSED_HANDSHAKE))
+        elif event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:  # a timeout, a cut
+            self.events.put_nowait(Rejected(None, BROKEN_HANDSHAKE))
+
+    async def send(self, frame: Frame, to: bytes | None = None) -> bool:
+        """Send to ``to`` (default: the partner). False if it has no route now."""
+        peer = to if to is not None else self.partner
+        route = self._routes.get(peer) if peer is not None else None
+        if route is None:
+            return False
+        return await self._send_parts([route, *encode_frame(frame)])
+
+    def _close_extra(self) -> None:
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        if self._auth is not None:
+            self._auth.stop()
+            self._auth = None
+
+
+class GuestEndpoint(_Endpoint):
+    """The guest's DEALER, connected to the host whose CURVE key is ``server_key``.
+
+    Its routing id is its own CURVE key (z85), so a reconnection takes over the old
+    route at once (ROUTER_HANDOVER) instead of waiting for the heartbeat to drop it.
+    """
+
+    def __init__(
+        self, curve_public: bytes, curve_secret: bytes, server_key: bytes, host: str, port: int
+    ) -> None:
+        super().__init__(curve_public, curve_secret)
+        self.server_key = server_key
+        self.host = host
+        self.port = port
+        self.ever_connected = False
+        self.attempts = 0
+        #: The latest connections were refused: nothing listens at that address yet.
+        self.refusing = False
+        self._tcp_up = False  # this attempt got a TCP connection (answered, not refused)
+        self._refused_since: float | None = None
+
+    async def start(self) -> None:
+        self.ctx = zmq.asyncio.Context()
+        s = self.sock = self._make_socket(zmq.DEALER)
+        s.curve_serverkey = z85.encode(self.server_key)
+        s.routing_id = z85.encode(self.curve_public)
+        s.reconnect_ivl = 250
+        s.reconnect_ivl_max = 2000
+        self._spawn()
+        try:
+            s.connect(_tcp(self.host, self.port))
+        except zmq.ZMQError as exc:
+            await self.close()
+            raise NetError(f"cannot connect to {self.host}:{self.port}: {exc}") from None
+
+    def _on_message(self, parts: list[zmq.Frame]) -> None:
+        frame = self._decode(parts, self.server_key)
+        if frame is not None:
+            self.events.put_nowait(Received(frame, self.server_key))
+
+    def _on_monitor(self, event: int, value: int) -> None:
+        if event == zmq.EVENT_CONNECTED:
+            self.attempts += 1
+            self._tcp_up, self.refusing, self._refused_since = True, False, None
+        elif event == zmq.EVENT_CONNECT_RETRIED:  # a retry is due: was this one refused?
+            self.attempts += 1
+            if not self._tcp_up:
+                self._refused()
+            self._tcp_up = False
+        elif event == zmq.EVENT_HANDSHAKE_SUCCEEDED:
+            self.connected = self.ever_connected = True
+            self.events.put_nowait(LinkUp(self.server_key))
+        elif event == zmq.EVENT_DISCONNECTED:
+            if self.connected:
+                self.connected = False
+                self.events.put_nowait(LinkDown(self.server_key))
+        elif event == zmq.EVENT_HANDSHAKE_FAILED_AUTH:
+            self.events.put_nowait(
+                Rejected(self.server_key, "the host refused this player's key", auth=True)
+            )
+        elif event in (zmq.EVENT_HANDSHAKE_FAILED_PROTOCOL, zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL):
+            self.events.put_nowait(Rejected(
+                self.server_key,
+                "the host did not accept the encrypted connection: the key in the join "
+                "string is probably not this host's",
+            ))  # fmt: skip
+
+    def _refused(self) -> None:
+        """A connection ended before TCP got through: the host's machine said no (an
+        attempt a firewall drops would still be waiting, not retried)."""
+        now = asyncio.get_running_loop().time()
+        if self._refused_since is None:
+            self._refused_since = now
+        self.refusing = True
+        self.events.put_nowait(ConnectRefused(now - self._refused_since))
+
+    async def send(self, frame: Frame, to: bytes | None = None) -> bool:
+        return await self._send_parts(encode_frame(frame))

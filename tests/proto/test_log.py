@@ -1,0 +1,830 @@
+"""The signed two-feed log, its linear order, its files and the identity key."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+import stat
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+from typing import Any
+
+import msgpack
+import nacl.bindings
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from nacl.signing import SigningKey
+
+from ginp2p.files import identity as I
+from ginp2p.files import logfile as F
+from ginp2p.files.gamefiles import games_dir
+from ginp2p.proto import events as E
+from ginp2p.proto import log as L
+from ginp2p.proto.log import GUEST, HOST, Outcome, Verdict
+
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+KEYS = (SigningKey(b"h" * 32), SigningKey(b"g" * 32))
+PUB = tuple(bytes(k.verify_key) for k in KEYS)
+HOST_NONCE, GUEST_NONCE = b"n" * 32, b"m" * 32
+
+
+class Peer:
+    """One player's side: its log, and what it has said."""
+
+    def __init__(self, author: int) -> None:
+        self.author = author
+        self.log = L.Log()
+
+    def say(self, kind: str, *body: Any) -> L.Entry:
+        return self.log.append(KEYS[self.author], self.author, kind, E.make(kind, *body))
+
+    def hear(self, *entries: L.Entry) -> None:
+        for e in entries:
+            assert self.log.add(e.wire).stored
+
+
+BODIES: dict[str, tuple[Any, ...]] = {
+    "commit": (1, b"c" * 64, b"P" * 32),
+    "keys": (1, [(3, b"k" * 32)]),
+    "open": (1, b"p" * 32, b"q" * 32),
+    "checkpoint": (1, b"a" * 32, b"b" * 32, (10, 0)),
+    "chat": ("hi",),
+    "discard": (1, 5, [(5, b"k" * 32)]),
+    "draw_stock": (1, []),
+    "stock_key": (1, 21, b"s" * 32),
+    "resign": ("bye",),
+    "dispute": (b"d" * 32, "rule", "detail", []),
+}
+
+
+def start() -> tuple[Peer, Peer]:
+    host, guest = Peer(HOST), Peer(GUEST)
+    rules = {"name": "classic", "knock_limit": 10}
+    h1 = host.say("hello", PUB[HOST], "Ann", rules, (20, 60), L.nonce_hash(HOST_NONCE), None)
+    guest.hear(h1)
+    g1 = guest.say("hello", PUB[GUEST], "Bob", None, None, None, GUEST_NONCE)
+    host.hear(g1)
+    guest.hear(host.say("nonce", HOST_NONCE))
+    return host, guest
+
+
+def say(peer: Peer, kind: str) -> L.Entry:
+    return peer.say(kind, *BODIES[kind])
+
+
+def concurrent(host: Peer, guest: Peer, hk: str, gk: str) -> tuple[L.Entry, L.Entry]:
+    """Both speak before hearing the other, then both hear."""
+    h, g = say(host, hk), say(guest, gk)
+    host.hear(g)
+    guest.hear(h)
+    return h, g
+
+
+def order(log: L.Log) -> list[bytes]:
+    return [p.entry.id for p in log.linear().order]
+
+
+def all_entries(*peers: Peer) -> list[L.Entry]:
+    seen: dict[bytes, L.Entry] = {}
+    for p in peers:
+        for e in p.log.entries():
+            seen[e.id] = e
+    return list(seen.values())
+
+
+def forge(author: int, **over: Any) -> L.Entry:
+    """An entry with chosen fields, validly signed by its author."""
+    base = E.EntryFields(1, b"G" * 32, author, 5, b"p" * 32, 0, L.ZERO, "chat", E.make("chat", ""))
+    return L.sign_entry(KEYS[author], base._replace(**over))
+
+
+# ------------------------------------------------------------------ hashing and identity of a game
+
+
+def test_h_prefixes_every_field_with_its_length() -> None:
+    assert L.H("ab", b"c") != L.H("a", b"bc")
+    assert L.H("x", b"", b"a") != L.H("x", b"a", b"")
+    manual = b"\x00\x00\x00\x04coin" + b"\x00\x00\x00\x01a"
+    assert L.H("coin", b"a") == hashlib.sha512(manual).digest()
+
+
+def test_signature_and_id_match_the_documented_vector() -> None:
+    key = SigningKey(bytes(range(32)))
+    body = E.make("hello", bytes(key.verify_key), "Ann", {"name": "classic"}, (20, 60),
+                  L.nonce_hash(bytes(32)), None)  # fmt: skip
+    entry = L.sign_entry(key, E.EntryFields(1, L.ZERO, 0, 1, L.ZERO, 0, L.ZERO, "hello", body))
+    key.verify_key.verify(b"ginp2p/v1/entry\0" + entry.packed, entry.signature)
+    digest = hashlib.sha256(b"ginp2p/v1/id\0" + entry.packed + entry.signature).digest()
+    assert entry.id == digest
+    doc = (Path(__file__).parents[2] / "docs" / "log.md").read_text(encoding="utf-8")
+    flat = "".join(doc.split())
+    for part in (entry.packed, entry.signature, entry.id):
+        assert part.hex() in flat
+
+
+def test_game_id_and_first_dealer() -> None:
+    host, guest = start()
+    h1, g1 = host.log.hello(HOST), host.log.hello(GUEST)
+    assert h1 and g1
+    assert host.log.game == guest.log.game == L.game_id(h1.id, g1.id)
+    coin = L.H("coin", host.log.game, HOST_NONCE, GUEST_NONCE)
+    assert L.first_dealer(host.log.game, HOST_NONCE, GUEST_NONCE) == coin[-1] & 1
+    dealers = {L.first_dealer(bytes([i]) * 32, HOST_NONCE, GUEST_NONCE) for i in range(16)}
+    assert dealers == {HOST, GUEST}
+
+
+# ------------------------------------------------------------------ signatures and drops
+
+
+def test_a_flipped_bit_anywhere_is_dropped() -> None:
+    host, guest = start()
+    entry = say(host, "discard")
+    fresh, _ = L.Log.from_records([e.wire for e in guest.log.entries()])
+    before = fresh.ids()
+    blob = entry.packed + entry.signature
+    for bit in range(len(blob) * 8):
+        flipped = bytearray(blob)
+        flipped[bit // 8] ^= 1 << (bit % 8)
+        packed, sig = bytes(flipped[: len(entry.packed)]), bytes(flipped[len(entry.packed) :])
+        result = fresh.add(E.encode_wire(packed, sig))
+        assert result.outcome is Outcome.DROPPED, bit
+    assert fresh.ids() == before
+    assert fresh.add(entry.wire).outcome is Outcome.NEW
+
+
+def test_wrong_key_and_other_game_are_dropped() -> None:
+    host, guest = start()
+    good = say(host, "chat")
+    wrong_key = L.sign_entry(KEYS[GUEST], good.fields)  # claims to be the host's
+    other_game = L.sign_entry(KEYS[HOST], good.fields._replace(game=b"x" * 32))
+    for entry, reason in ((wrong_key, "signature"), (other_game, "another game")):
+        result = guest.log.add(entry.wire)
+        assert result.outcome is Outcome.DROPPED and reason in result.reason
+        assert entry.id not in guest.log
+    assert guest.log.add(good.wire).outcome is Outcome.NEW
+
+
+def test_garbage_and_malformed_entries_are_dropped_not_raised() -> None:
+    host, guest = start()
+    for junk in (b"", b"\x92", b"\xc1", os.urandom(300), E.encode_wire(b"\x90", b"s" * 64)):
+        assert guest.log.add(junk).outcome is Outcome.DROPPED
+    seq1_not_hello = forge(HOST, game=host.log.game, seq=1, prev=L.ZERO)
+    assert "hello" in guest.log.add(seq1_not_hello.wire).reason
+
+
+@SETTINGS
+@given(st.data())
+def test_peer_bytes_never_raise(data: st.DataObject) -> None:
+    host, guest = start()
+    wire = bytearray(say(host, "discard").wire)
+    for _ in range(data.draw(st.integers(1, 4))):
+        i = data.draw(st.integers(0, len(wire) - 1))
+        wire[i] = data.draw(st.integers(0, 255))
+    wire = wire[: data.draw(st.integers(0, len(wire)))]
+    result = guest.log.add(bytes(wire))
+    assert result.outcome in set(Outcome)
+
+
+def test_pinned_key_refuses_a_stranger_hello() -> None:
+    host, _ = start()
+    stranger = L.Log(keys=(b"z" * 32, None))
+    result = stranger.add(host.log.hello(HOST).wire)  # type: ignore[union-attr]
+    assert result.outcome is Outcome.DROPPED and "pinned" in result.reason
+
+
+# ------------------------------------------------------------------ duplicates and equivocation
+
+
+def test_rewrapped_copy_is_a_duplicate_with_the_same_id() -> None:
+    host, guest = start()
+    entry = say(host, "chat")
+    guest.hear(entry)
+    str_typed = msgpack.packb([entry.packed, entry.signature], use_bin_type=False)
+    array16 = b"\xdc\x00\x02" + entry.wire[1:]
+    for wire in (str_typed, array16, entry.wire):
+        result = guest.log.add(wire)
+        assert result.outcome is Outcome.DUPLICATE and result.entry is not None
+        assert result.entry.id == entry.id == L.Entry.from_wire(wire).id
+    assert not guest.log.equivocations
+
+
+def test_two_entries_at_one_seq_are_equivocation_with_both_kept() -> None:
+    host, guest = start()
+    first = say(host, "chat")
+    guest.hear(first)
+    twin = L.sign_entry(KEYS[HOST], first.fields._replace(body=E.make("chat", "other")))
+    result = guest.log.add(twin.wire)
+    assert result.outcome is Outcome.EQUIVOCATION and result.stored
+    assert result.other == first and result.entry == twin
+    assert {first.id, twin.id} <= guest.log.ids()
+    assert guest.log.equivocations == [tuple(guest.log.at(HOST, first.seq))]
+    lin = guest.log.linear()
+    assert [p.what for p in lin.problems] == ["fork"]
+    assert set(lin.problems[0].entries) == {first, twin}
+    assert first not in lin.entries and twin not in lin.entries  # the feed stops before
+
+
+def test_two_hellos_are_never_equivocation() -> None:
+    _, guest = start()
+    other = Peer(HOST)
+    hello = other.say("hello", PUB[HOST], "Ann", {}, (20, 60), L.nonce_hash(b"o" * 32), None)
+    result = guest.log.add(hello.wire)
+    assert result.outcome is Outcome.DROPPED and "another game" in result.reason
+
+
+# ------------------------------------------------------------------ holding and releasing
+
+
+def test_entries_before_the_hellos_are_held_then_released() -> None:
+    host, guest = start()
+    g2 = say(guest, "chat")
+    fresh = L.Log()
+    assert fresh.add(g2.wire).outcome is Outcome.HELD
+    assert fresh.add(host.log.hello(HOST).wire).outcome is Outcome.NEW  # type: ignore[union-attr]
+    result = fresh.add(guest.log.hello(GUEST).wire)  # type: ignore[union-attr]
+    assert [r.outcome for r in result.all()] == [Outcome.NEW, Outcome.NEW]
+    assert g2.id in fresh and fresh.held_count == 0
+
+
+def test_an_entry_acking_an_unknown_entry_waits() -> None:
+    host, guest = start()
+    h = say(host, "chat")
+    guest.hear(h)
+    g = say(guest, "chat")  # acks h
+    third = L.Log.from_records([e.wire for e in guest.log.entries() if e.id != h.id])[0]
+    assert g.id in third and g.id not in third.linear().entries
+    assert g in third.linear().held
+    third.add(h.wire)
+    assert third.linear().entries[-2:] == (h, g)
+
+
+# ------------------------------------------------------------------ linear order
+
+
+def test_concurrent_commuting_entries_give_one_order() -> None:
+    for kind in ("commit", "keys", "open", "checkpoint", "chat"):
+        host, guest = start()
+        h, g = concurrent(host, guest, kind, kind)
+        assert order(host.log) == order(guest.log)
+        lin = host.log.linear()
+        assert lin.entries[-2:] == (h, g)  # the lower author index first
+        assert lin.placed(g.id).concurrent and not lin.placed(h.id).concurrent  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("ender", ["resign", "claim", "dispute"])
+def test_enders_sort_after_concurrent_entries(ender: str) -> None:
+    host, guest = start()
+    if ender == "claim":
+        body = L.claim_body(host.log, HOST, L.Owed(GUEST, frozenset({"commit"}), "commit"))
+        h = host.say("claim", *body)
+    else:
+        h = say(host, ender)
+    g = say(guest, "commit")
+    host.hear(g)
+    guest.hear(h)
+    for log in (host.log, guest.log):
+        assert log.linear().entries[-2:] == (g, h)  # the host's ender goes after
+
+
+def test_ack_points() -> None:
+    host, guest = start()
+    h, g = concurrent(host, guest, "commit", "commit")
+    guest.hear(after := say(host, "chat"))
+    lin = guest.log.linear()
+    pg, pa = lin.placed(g.id), lin.placed(after.id)
+    assert pg and pa
+    assert pg.seen == (2, 1) and pg.ack_index == lin.placed(host.log.at(HOST, 2)[0].id).index  # type: ignore[union-attr]
+    assert pa.seen == (3, 2) and pa.ack_index == pg.index and not pa.concurrent
+    assert h.ack_seq == 1 and after.ack_seq == g.seq
+
+
+@st.composite
+def runs(draw: st.DrawFn) -> list[L.Entry]:
+    """A random session: each step one side speaks or hears the other's oldest
+    unheard entry, so every entry acks exactly what its author had seen. Sometimes
+    a player equivocates at the end."""
+    host, guest = start()
+    peers = (host, guest)
+    sent: tuple[list[L.Entry], list[L.Entry]] = ([], [])
+    kinds = [*sorted(BODIES), "claim"]
+    for _ in range(draw(st.integers(4, 24))):
+        who = draw(st.integers(0, 1))
+        if sent[1 - who] and draw(st.booleans()):
+            peers[who].hear(sent[1 - who].pop(0))
+            continue
+        kind = draw(st.sampled_from(kinds))
+        if kind == "claim":
+            owed = L.Owed(1 - who, frozenset({"discard", "stock_key"}), "a move")
+            entry = peers[who].say("claim", *L.claim_body(peers[who].log, who, owed))
+        else:
+            entry = say(peers[who], kind)
+        sent[who].append(entry)
+    entries = all_entries(host, guest)
+    if draw(st.booleans()):
+        victim = draw(st.sampled_from([e for e in entries if e.seq > 1]))
+        twin = victim.fields._replace(kind="chat", body=E.make("chat", "twin"))
+        if twin != victim.fields:
+            entries.append(L.sign_entry(KEYS[victim.author], twin))
+    return entries
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(runs(), st.randoms(use_true_random=False))
+def test_linear_order_is_independent_of_arrival_order(
+    entries: list[L.Entry], rnd: random.Random
+) -> None:
+    reference = L.linearise(entries)
+    forked = len({(e.author, e.seq) for e in entries}) < len(entries)
+    assert bool(reference.problems) == forked and bool(reference.held) <= forked
+    for _ in range(3):
+        shuffled = entries[:]
+        rnd.shuffle(shuffled)
+        log, _ = L.Log.from_records(e.wire for e in shuffled)
+        assert log.linear() == reference  # the order, void marks, held, problems, claims
+        assert log == L.Log.from_records(e.wire for e in entries)[0]
+    placed = reference.order
+    for p in placed:  # every entry after its prev and after what it acks
+        assert p.ack_index < p.index
+        assert p.seen[p.entry.author] == p.entry.seq - 1
+    for a in (HOST, GUEST):
+        seqs = [p.entry.seq for p in placed if p.entry.author == a]
+        assert seqs == list(range(1, len(seqs) + 1))
+
+
+def test_log_equality_is_the_set_of_ids() -> None:
+    host, guest = start()
+    concurrent(host, guest, "chat", "open")
+    assert host.log == guest.log
+    say(host, "chat")
+    assert host.log != guest.log
+
+
+# ------------------------------------------------------------------ broken feeds
+
+
+def test_backwards_ack_and_bad_prev_stop_the_feed_as_evidence() -> None:
+    host, guest = start()
+    h, _ = concurrent(host, guest, "chat", "chat")
+    h2 = say(host, "chat")  # acks the guest's chat (guest seq 2)
+    assert h2.ack_seq == 2
+    game, g1 = host.log.game, host.log.hello(GUEST)
+    assert g1
+    back = forge(HOST, game=game, seq=h2.seq + 1, prev=h2.id, ack_seq=1, ack_id=g1.id)
+    bad_prev = forge(HOST, game=game, seq=h2.seq + 1, prev=h.id, ack_seq=2, ack_id=h2.ack_id)
+    for entry, what in ((back, "ack"), (bad_prev, "chain")):
+        log = L.Log.from_records([e.wire for e in host.log.entries()])[0]
+        assert log.add(entry.wire).outcome is Outcome.NEW
+        lin = log.linear()
+        assert [(p.what, p.entries) for p in lin.problems] == [(what, (entry,))]
+        assert entry in lin.held and entry not in lin.entries
+
+
+def test_acking_an_entry_the_opponent_never_wrote() -> None:
+    host, guest = start()
+    g2 = say(guest, "chat")
+    host.hear(g2)
+    h = host.log.at(HOST, 2)[0]
+    fake = forge(HOST, game=host.log.game, seq=3, prev=h.id, ack_seq=2, ack_id=b"f" * 32)
+    host.log.add(fake.wire)
+    assert [p.what for p in host.log.linear().problems] == ["ack"]
+
+
+def test_a_chat_flood_stops_the_feed_but_an_answer_resets_the_count() -> None:
+    host, guest = start()
+    for _ in range(L.MAX_CHAT_RUN):
+        guest.hear(say(host, "chat"))
+    assert host.log.unanswered_chats(HOST) == L.MAX_CHAT_RUN
+    assert guest.log.linear().problems == ()
+    host.hear(say(guest, "chat"))  # the other player answers: a new ack, a new run
+    assert host.log.unanswered_chats(HOST) == 0
+    for _ in range(L.MAX_CHAT_RUN):
+        guest.hear(say(host, "chat"))
+    flood = say(host, "chat")
+    guest.hear(flood)
+    lin = guest.log.linear()
+    assert [(p.what, p.author, p.entries) for p in lin.problems] == [("chats", HOST, (flood,))]
+    assert flood in lin.held and flood not in lin.entries
+    assert guest.log.broken_at(HOST) == flood.seq
+    assert guest.log.broken_at(GUEST) is None
+
+
+# ------------------------------------------------------------------ void and claims
+
+
+def test_entries_after_own_resign_or_acking_a_resign_are_void() -> None:
+    host, guest = start()
+    h_resign, g_move = concurrent(host, guest, "resign", "discard")
+    host_after = say(host, "chat")  # after its own resign
+    g_acking = say(guest, "chat")  # acks the host's resign
+    host.hear(g_acking)
+    guest.hear(host_after)
+    for log in (host.log, guest.log):
+        lin = log.linear()
+        void = {p.entry.id: p.void for p in lin.order}
+        assert void[h_resign.id] is False and void[g_move.id] is False
+        assert void[host_after.id] is True and void[g_acking.id] is True
+        assert lin.entries.index(g_move) < lin.entries.index(h_resign)
+
+
+def test_a_claim_beaten_by_the_owed_entry_sent_before_it() -> None:
+    host, guest = start()
+    body = L.claim_body(guest.log, GUEST, L.Owed(HOST, frozenset({"discard"}), "a move"))
+    assert body.owed_seq == 3 and body.kinds == ("discard",)
+    claim = guest.say("claim", *body)
+    move = say(host, "discard")  # sent before the host saw the claim
+    host.hear(claim)
+    guest.hear(move)
+    later = say(host, "chat")  # acks the claim, after the claim lost
+    guest.hear(later)
+    for log in (host.log, guest.log):
+        lin = log.linear()
+        assert lin.claims[claim.id].verdict is Verdict.BEATEN
+        assert lin.claims[claim.id].by == move
+        assert not any(p.void for p in lin.order)
+        assert lin.entries[-3:] == (move, claim, later)
+
+
+def test_a_claim_stands_when_the_owing_player_saw_it_first() -> None:
+    host, guest = start()
+    body = L.claim_body(guest.log, GUEST, L.Owed(HOST, frozenset({"discard"}), "a move"))
+    claim = guest.say("claim", *body)
+    assert L.judge_claim(claim, []).verdict is Verdict.OPEN
+    host.hear(claim)
+    move = say(host, "discard")  # too late: it acks the claim
+    guest.hear(move)
+    lin = guest.log.linear()
+    assert lin.claims[claim.id] == L.ClaimVerdict(Verdict.STANDS, move, lin.claims[claim.id].reason)
+    assert lin.placed(move.id).void  # type: ignore[union-attr]
+
+
+def test_a_claim_naming_the_wrong_seq_or_author_is_invalid() -> None:
+    _, guest = start()
+    wrong_seq = guest.say("claim", HOST, 9, ["discard"], "a move")
+    own = guest.say("claim", GUEST, 0, ["discard"], "myself")
+    lin = guest.log.linear()
+    assert lin.claims[wrong_seq.id].verdict is Verdict.INVALID
+    assert lin.claims[own.id].verdict is Verdict.INVALID
+    with pytest.raises(L.LogError):
+        L.claim_body(guest.log, GUEST, L.Owed(GUEST, frozenset({"chat"}), "x"))
+
+
+# ------------------------------------------------------------------ appending and resync
+
+
+def test_append_links_and_acks() -> None:
+    host, guest = start()
+    h, g = concurrent(host, guest, "chat", "chat")
+    nxt = say(host, "chat")
+    assert nxt.prev == h.id and (nxt.ack_seq, nxt.ack_id) == (g.seq, g.id)
+    assert host.log.have() == (nxt.seq, g.seq)
+    assert [e.id for e in host.log.since(HOST, 2)] == [h.id, nxt.id]
+    with pytest.raises(L.LogError):
+        host.say("hello", PUB[HOST], "Ann", {}, (20, 60), b"h" * 64, None)
+    with pytest.raises(L.LogError):  # signed with the other player's key
+        host.log.append(KEYS[GUEST], HOST, "chat", E.make("chat", "x"))
+
+
+# ------------------------------------------------------------------ the .ginlog file
+
+
+def write_game(path: Path) -> list[L.Entry]:
+    host, guest = start()
+    concurrent(host, guest, "commit", "commit")
+    say(host, "discard")
+    entries = host.log.entries()
+    with F.LogFile.open(path) as f:
+        for e in entries:
+            f.append(e)
+    return entries
+
+
+def test_log_file_round_trip_keeps_arrival_order_and_repeats(tmp_path: Path) -> None:
+    path = tmp_path / "game.ginlog"
+    entries = write_game(path)
+    with F.LogFile.open(path) as f:
+        assert f.records == tuple(e.wire for e in entries) and f.torn is None
+        f.append(entries[0].wire)  # a repeat is stored as it arrived
+    with F.LogFile.open(path) as f:
+        assert len(f.records) == len(entries) + 1
+        log, results = f.load()
+    assert log.ids() == {e.id for e in entries}
+    assert results[-1].outcome is Outcome.DUPLICATE
+    data = path.read_bytes()
+    assert data.startswith(b"GINLOG1\n\x91\x01") and data[10] in (0xC4, 0xC5)
+
+
+def test_a_torn_tail_is_cut_at_every_offset(tmp_path: Path) -> None:
+    path = tmp_path / "full.ginlog"
+    entries = write_game(path)
+    full = path.read_bytes()
+    last = E.pack(entries[-1].wire)
+    start = len(full) - len(last)
+    assert full[start:] == last
+    for cut in range(start, len(full)):
+        torn = tmp_path / f"cut{cut}.ginlog"
+        torn.write_bytes(full[:cut])
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            f = F.LogFile.open(torn)
+        with f:
+            assert f.records == tuple(e.wire for e in entries[:-1]), cut
+            if cut > start:
+                assert f.torn == F.Torn(start, cut - start, "incomplete")
+                assert [w.category for w in caught] == [F.TornTailWarning]
+            else:
+                assert f.torn is None and not caught
+            assert torn.stat().st_size == start
+            f.append(entries[-1])
+        assert torn.read_bytes() == full
+        torn.unlink()
+
+
+def test_a_damaged_length_is_not_mistaken_for_a_torn_tail(tmp_path: Path) -> None:
+    """A record whose length runs past the end of the file, with whole records after
+    it, was damaged, not torn by a crash: opening refuses (nothing is cut) unless asked
+    to repair, and the audit's reader says so, skips that one record and reads every
+    entry after it."""
+    path = tmp_path / "game.ginlog"
+    clean = Path(__file__).parents[1] / "corpus" / "clean-classic.ginlog"
+    full = clean.read_bytes()
+    record = F.read_records(clean)[0]
+    starts, pos = [], len(b"GINLOG1\n\x91\x01")
+    while pos < len(full):  # where each record begins
+        starts.append(pos)
+        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[full[pos]]
+        pos += 1 + width + int.from_bytes(full[pos + 1 : pos + 1 + width], "big")
+    tried = 0
+    for k, at in enumerate(starts[:-1]):
+        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[full[at]]
+        length = len(full) - (at + 1 + width) + 1  # one byte past the end of the file
+        if length >= 256**width or length > F.MAX_RECORD:
+            continue
+        tried += 1
+        bad = full[: at + 1] + length.to_bytes(width, "big") + full[at + 1 + width :]
+        path.write_bytes(bad)
+        with pytest.raises(F.FileCorrupt, match="damaged record length"):
+            F.LogFile.open(path)
+        assert path.read_bytes() == bad, "nothing cut"
+        records, torn = F.read_records(path)
+        assert records == [r for r in F.read_records(clean)[0] if r != record[k]]
+        assert torn == (F.Torn(at, starts[k + 1] - at, torn[0].reason, resumed=True),)
+        assert "damaged record length" in torn[0].reason
+        assert f"reading went on at byte {starts[k + 1]}" in torn[0].text()
+        with pytest.warns(F.TornTailWarning), F.LogFile.open(path, repair=True) as f:
+            assert len(f.records) == k
+    assert tried >= 10, "the game has records to damage"
+
+
+def test_torn_header_and_foreign_or_corrupt_files(tmp_path: Path) -> None:
+    path = tmp_path / "new.ginlog"
+    path.write_bytes(b"GINLO")
+    with pytest.warns(F.TornTailWarning), F.LogFile.open(path) as f:
+        assert f.records == ()
+    assert path.read_bytes() == b"GINLOG1\n\x91\x01"
+    (tmp_path / "other.ginlog").write_bytes(b"PK\x03\x04 zip")
+    with pytest.raises(F.NotALog, match="is not a ginp2p game log"):
+        F.LogFile.open(tmp_path / "other.ginlog")
+    assert (tmp_path / "other.ginlog").read_bytes() == b"PK\x03\x04 zip", "left as it was"
+    entries = write_game(path := tmp_path / "bad.ginlog")
+    good = path.read_bytes()
+    path.write_bytes(good + b"\x93garbage")
+    with pytest.raises(F.FileCorrupt):
+        F.LogFile.open(path)
+    with pytest.warns(F.TornTailWarning), F.LogFile.open(path, repair=True) as f:
+        assert len(f.records) == len(entries)
+    path.write_bytes(good + bytes(100))  # zeros a crash left behind
+    with pytest.warns(F.TornTailWarning), F.LogFile.open(path) as f:
+        assert len(f.records) == len(entries)
+
+
+def test_a_full_disk_leaves_the_old_file_whole_and_no_temporary(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The pins and a game's sidecar are replaced whole: a write that fails half way
+    (a full disk) leaves the old file as it was and no temporary file behind."""
+    path = tmp_path / "peers.toml"
+    F.replace_atomically(path, b"old contents\n", 0o600)
+    real_write = os.write
+
+    def half_then_full(fd: int, data: Any) -> int:
+        if len(data) > 4:
+            return real_write(fd, bytes(data[:4]))
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(F.os, "write", half_then_full)
+    with pytest.raises(OSError, match="No space left"):
+        F.replace_atomically(path, b"new contents, longer than the old\n", 0o600)
+    monkeypatch.undo()
+    assert path.read_bytes() == b"old contents\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["peers.toml"]
+    F.replace_atomically(path, b"new\n", 0o600)
+    assert path.read_bytes() == b"new\n" and stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_lock_file_let_go_is_removed_and_one_removed_while_taken_is_taken_anew(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lock files (a guest's "in a game with that host") are removed when let go, so they
+    do not pile up. A process that opened one just before its holder removed it must not
+    hold the removed file: a third would then lock a new one beside it."""
+    path = tmp_path / "x.lock"
+    F.let_go(F.hold_lock(path, "first"), path)
+    assert not path.exists()
+    first = F.hold_lock(path, "first")
+    real, locked = F._lock, []
+
+    def holder_lets_go_meanwhile(fd: int, where: Path) -> None:
+        if not locked:
+            F.let_go(first, path)  # between the second's open and its lock
+        locked.append(fd)
+        real(fd, where)
+
+    monkeypatch.setattr(F, "_lock", holder_lets_go_meanwhile)
+    second = F.hold_lock(path, "second")
+    monkeypatch.undo()
+    assert len(locked) == 2 and path.read_text() == "second"
+    with pytest.raises(F.FileLocked):
+        F.hold_lock(path)
+    F.let_go(second, path)
+
+
+def test_the_lock_refuses_a_second_opener(tmp_path: Path) -> None:
+    path = tmp_path / "game.ginlog"
+    code = textwrap.dedent(
+        f"""
+        from ginp2p.files.logfile import LogFile, FileLocked
+        try:
+            LogFile.open({str(path)!r})
+        except FileLocked:
+            print("locked")
+        else:
+            print("opened")
+        """
+    )
+    root = str(Path(__file__).parents[2])
+    env = {**os.environ, "PYTHONPATH": root + os.pathsep + os.environ.get("PYTHONPATH", "")}
+
+    def other_process() -> str:
+        run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+        return run.stdout.strip() + run.stderr
+
+    with F.LogFile.open(path):
+        with pytest.raises(F.FileLocked):
+            F.LogFile.open(path)
+        assert other_process() == "locked"
+    assert other_process() == "opened"
+
+
+def test_append_fsyncs_before_returning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[tuple[int, int]] = []
+    real = os.fsync
+    monkeypatch.setattr(
+        os, "fsync", lambda fd: (calls.append((fd, os.fstat(fd).st_size)), real(fd))
+    )
+    host, _ = start()
+    entry = say(host, "chat")
+    with F.LogFile.open(tmp_path / "g.ginlog") as f:
+        calls.clear()
+        f.append(entry)
+        size = (tmp_path / "g.ginlog").stat().st_size
+        assert calls == [(f._fd, size)]  # the whole record was written, then synced
+
+
+# ------------------------------------------------------------------ the secrets file
+
+
+def test_secrets_file_mode_and_fsync_before_the_commit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log_path = tmp_path / "game.ginlog"
+    spath = F.secrets_path(log_path)
+    assert spath == tmp_path / "game.secrets"
+    calls: list[tuple[str, int]] = []
+    real = os.fsync
+    names: dict[int, str] = {}
+
+    def fake_fsync(fd: int) -> None:
+        calls.append((names.get(fd, "?"), os.fstat(fd).st_size))
+        real(fd)
+
+    old = os.umask(0)
+    try:
+        secrets, logfile = F.SecretsFile.open(spath), F.LogFile.open(log_path)
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(spath.stat().st_mode) == 0o600
+    names[secrets._fd], names[logfile._fd] = "secrets", "log"
+    monkeypatch.setattr(os, "fsync", fake_fsync)
+    host, _ = start()
+    secrets.put_seeds(1, b"p" * 32, b"k" * 32)
+    logfile.append(say(host, "commit"))
+    assert [name for name, _ in calls] == ["secrets", "log"]
+    assert calls[0][1] == spath.stat().st_size  # the seeds were written before the sync
+    secrets.close()
+    logfile.close()
+    with F.SecretsFile.open(spath) as again:
+        assert again.seeds(1) == (b"p" * 32, b"k" * 32) and again.seeds(2) is None
+        again.put_seeds(1, b"p" * 32, b"k" * 32)  # the same seeds: nothing to do
+        with pytest.raises(F.SecretsError):
+            again.put_seeds(1, b"x" * 32, b"k" * 32)
+
+
+def test_a_challenge_is_answered_once(tmp_path: Path) -> None:
+    path = tmp_path / "g.secrets"
+    with F.SecretsFile.open(path) as s:
+        assert s.answered(1, 1) is None
+        s.record_answer(1, 1, b"\x0f\xf0\x01")
+        assert s.answered(1, 1) is not None and s.answered(1, 2) is None
+        s.record_answer(1, 1, b"\x0f\xf0\x01")  # the same challenge again (a resend)
+        with pytest.raises(F.SecretsError):
+            s.record_answer(1, 1, b"\x0f\xf0\x02")
+    with F.SecretsFile.open(path) as s:  # and after a restart
+        assert s.answered(1, 1) == b"\x0f\xf0\x01"
+        with pytest.raises(F.SecretsError):
+            s.record_answer(1, 1, b"\x00")
+    full = path.read_bytes()
+    path.write_bytes(full[:-3])
+    with pytest.warns(F.TornTailWarning), F.SecretsFile.open(path) as s:
+        assert s.answered(1, 1) is None
+
+
+# ------------------------------------------------------------------ identity
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("HOME", str(tmp_path / "not-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "gin"))
+    return tmp_path / "gin"
+
+
+def test_identity_created_once_with_mode_0600(home: Path) -> None:
+    me = I.load_or_create_identity()
+    assert me.path == home / "identity.key"
+    assert stat.S_IMODE(me.path.stat().st_mode) == 0o600
+    assert I.load_or_create_identity().public_key == me.public_key
+    assert I.load_or_create_identity(home).public_key == me.public_key
+    assert [p.name for p in home.iterdir()] == ["identity.key"]
+    assert not (home.parent / "not-home").exists() and not (home.parent / "xdg").exists()
+
+
+def test_curve_keys_and_fingerprint(home: Path) -> None:
+    me = I.load_or_create_identity()
+    pub, sec = me.curve_public_key, me.curve_secret_key
+    assert len(pub) == len(sec) == 32
+    assert nacl.bindings.crypto_scalarmult_base(sec) == pub
+    fp = me.fingerprint
+    assert len(fp) == 19 and fp.count("-") == 3 and fp == I.fingerprint(me.public_key)
+    assert I.fingerprint(b"x" * 32) != fp
+
+
+def test_where_the_key_and_the_games_are_kept(monkeypatch: pytest.MonkeyPatch,
+                                              tmp_path: Path) -> None:  # fmt: skip
+    monkeypatch.delenv("GINP2P_HOME", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "not-home"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "xdg-data"))
+    if sys.platform.startswith("linux"):
+        assert I.user_dir() == tmp_path / "xdg" / "ginp2p"
+        assert I.user_dir("data") == tmp_path / "xdg-data" / "ginp2p"
+        monkeypatch.delenv("XDG_DATA_HOME")
+        assert I.user_dir("data") == tmp_path / "not-home" / ".local" / "share" / "ginp2p"
+    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "g"))  # one folder for both
+    assert I.user_dir() == I.user_dir("data") == tmp_path / "g"
+    assert games_dir() == tmp_path / "g" / "games"
+    assert I.user_dir("config", tmp_path / "h") == tmp_path / "h"
+
+
+def test_a_loose_or_damaged_identity_file(home: Path) -> None:
+    me = I.load_or_create_identity()
+    assert me.path
+    os.chmod(me.path, 0o644)
+    with pytest.warns(UserWarning):
+        assert I.load_or_create_identity().public_key == me.public_key
+    assert stat.S_IMODE(me.path.stat().st_mode) == 0o600
+    me.path.write_text("garbage\n")
+    with pytest.raises(I.IdentityError):
+        I.load_or_create_identity()
+
+
+def test_a_header_that_is_a_record_is_refused_in_one_short_line(tmp_path: Path) -> None:
+    """The version after GINLOG1 cut out, the first entry reads as the header: the error
+    quoted all of it (1.7 kB of bytes). It says what it found, in short, and what this
+    ginp2p reads."""
+    path = tmp_path / "cut.ginlog"
+    path.write_bytes(F.LogFile.MAGIC + E.pack(b"\x92" * 1700))
+    with pytest.raises(F.FileCorrupt) as exc:
+        F.read_records(path)
+    said = str(exc.value)
+    assert said.startswith(f"{path}: unsupported file format b'")
+    assert len(said) < len(str(path)) + 100
+    assert said.endswith(f"… (this ginp2p reads format [{F.FILE_FORMAT}])")
+    path.write_bytes(F.LogFile.MAGIC + E.pack([F.FILE_FORMAT + 1]))
+    with pytest.raises(F.FileCorrupt, match=r"unsupported file format \[2\] \(this ginp2p reads"):
+        F.read_records(path)
