@@ -10,10 +10,10 @@ any game failed. Progress goes to stderr. Example::
 
     python scripts/adversary.py --games 2000 --seed 0 --jobs 2
     python scripts/adversary.py --games 1 --seed 1234
-    python scripts/adversary.py --known          # the named attacks of adversary.KNOWN
+    python scripts/adversary.py --known          # the named attacks of ginp2p.testing.attacks
 
 Exploration only: the shuffle runs with k=1 cut-and-choose rounds and memoised curve
-arithmetic (``adversary.exploring_shuffle``).
+arithmetic (``ginp2p.testing.exploring``).
 """
 
 from __future__ import annotations
@@ -28,7 +28,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ginp2p.testing import adversary as adv
+from ginp2p.testing.adversary import play
+from ginp2p.testing.attacks import KNOWN
+from ginp2p.testing.exploring import exploring_shuffle
+from ginp2p.testing.strategies import Strategy, random_strategy
 
 #: (seed or name, violations as (property, detail), the strategy in one line)
 Result = tuple[str, list[tuple[str, str]], str]
@@ -37,27 +40,27 @@ _CONTEXT: list[object] = []  # a worker's exploring_shuffle, entered for its lif
 
 
 def _enter() -> None:
-    ctx = adv.exploring_shuffle()
+    ctx = exploring_shuffle()
     ctx.__enter__()
     _CONTEXT.append(ctx)
 
 
-def _play(job: tuple[str, adv.Strategy]) -> Result:
+def _play(job: tuple[str, Strategy]) -> Result:
     name, strategy = job
-    game = adv.play(strategy)
+    game = play(strategy)
     return name, [(v.prop, v.detail) for v in game.violations], strategy.describe()
 
 
-def _jobs(args: argparse.Namespace) -> list[tuple[str, adv.Strategy]]:
+def _jobs(args: argparse.Namespace) -> list[tuple[str, Strategy]]:
     if args.known:
-        return list(adv.KNOWN.items())
-    return [(str(args.seed + i), adv.random_strategy(args.seed + i, args.max_choices))
+        return list(KNOWN.items())
+    return [(str(args.seed + i), random_strategy(args.seed + i, args.max_choices))
             for i in range(args.games)]  # fmt: skip
 
 
-def _results(jobs: list[tuple[str, adv.Strategy]], workers: int) -> Iterator[Result]:
+def _results(jobs: list[tuple[str, Strategy]], workers: int) -> Iterator[Result]:
     if workers <= 1:
-        with adv.exploring_shuffle():
+        with exploring_shuffle():
             yield from map(_play, jobs)
         return
     with multiprocessing.Pool(workers, initializer=_enter) as pool:
@@ -73,7 +76,9 @@ def main(argv: list[str] | None = None) -> int:
         "--max-choices", type=int, default=40, help="the most deviations a strategy draws (40)"
     )
     parser.add_argument(
-        "--known", action="store_true", help="play the named attacks of adversary.KNOWN instead"
+        "--known",
+        action="store_true",
+        help="play the named attacks (ginp2p/testing/attacks.py) instead",
     )
     parser.add_argument(
         "-v",

@@ -27,6 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ginp2p.files import logfile as F  # noqa: E402
+from ginp2p.files.recovery import MAX_RECORD  # noqa: E402
 from ginp2p.proto import events as ev  # noqa: E402
 
 HEADER = F.LogFile.MAGIC + ev.pack([F.FILE_FORMAT])
@@ -136,7 +137,7 @@ def main() -> None:
             base = median_ms(path, args.repeats)
             print(f"{'valid (a game, repeated)':<34}{size:>8}{base:>10.2f}{1:>8.1f}")
             for name, craft in CRAFTED:
-                if name.startswith("bad length") and size > F.MAX_RECORD:
+                if name.startswith("bad length") and size > MAX_RECORD:
                     continue
                 data = craft(size)
                 assert len(data) == size

@@ -26,9 +26,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "scripts"))
 
+from ginp2p.game import masks  # noqa: E402
 from ginp2p.game import melds as M  # noqa: E402
 from ginp2p.game.cards import Card, deck, parse_card  # noqa: E402
 from ginp2p.game.rules import PRESETS  # noqa: E402
+from ginp2p.game.search import general_best_discard, general_min_deadwood  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 
@@ -70,8 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     r10 = random_hands(args.hands, 10, 1)
     r11 = random_hands(args.hands, 11, 2)
     m10, m11 = oracle_hands("m10"), oracle_hands("m11")
-    masks10 = [M.hand_mask(h) for h in r10]
-    masks11 = [M.hand_mask(h) for h in r11]
+    masks10 = [masks.hand_mask(h) for h in r10]
+    masks11 = [masks.hand_mask(h) for h in r11]
 
     def floor(h: list[Card]) -> int:
         return sum(c.value for c in h)
@@ -79,10 +81,10 @@ def main(argv: list[str] | None = None) -> int:
     # The general path, called directly: the public functions send every hand without
     # a joker or a repeated card down the fast path, whatever the rules.
     def general_min(h: list[Card]) -> int:
-        return M._general_min_deadwood(h, classic)
+        return general_min_deadwood(h, classic)
 
     def general_discard(h: list[Card]) -> tuple[Card, int]:
-        return M._general_best_discard(h, classic)
+        return general_best_discard(h, classic)
 
     for hands in (r10, m10):
         if any(general_min(h) != M.min_deadwood(h, classic) for h in hands):
@@ -99,11 +101,11 @@ def main(argv: list[str] | None = None) -> int:
     cases: list[Case] = [
         ("min_deadwood, random 10 cards", lambda h: M.min_deadwood(h, classic),
          general_min, r10, r10),
-        ("min_deadwood, 52-bit mask, random 10", lambda x: M.min_deadwood_mask(x, classic),
+        ("min_deadwood, 52-bit mask, random 10", lambda x: masks.min_deadwood_mask(x, classic),
          None, masks10, r10),
         ("best_discard, random 11 cards", lambda h: M.best_discard(h, classic),
          general_discard, r11, r11),
-        ("best_discard, 52-bit mask, random 11", lambda x: M.best_discard_mask(x, classic),
+        ("best_discard, 52-bit mask, random 11", lambda x: masks.best_discard_mask(x, classic),
          None, masks11, r11),
         ("min_deadwood, meld-rich 10 (oracle m10)", lambda h: M.min_deadwood(h, classic),
          general_min, m10, m10),

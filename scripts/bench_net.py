@@ -28,8 +28,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import zmq
 import zmq.asyncio
@@ -40,9 +42,14 @@ from ginp2p.files.identity import load_or_create_identity
 from ginp2p.files.logfile import LogFile
 from ginp2p.game import bot
 from ginp2p.game.rules import get_preset
-from ginp2p.net.transport import EntryFrame, GuestEndpoint, HostEndpoint, LinkUp, Received
-from ginp2p.proto.log import GUEST, HOST
-from ginp2p.proto.protocol import PeerProtocol, Save, Send
+from ginp2p.net.endpoint import LinkUp, Received
+from ginp2p.net.transport import GuestEndpoint, HostEndpoint
+from ginp2p.proto.entry import GUEST, HOST
+from ginp2p.proto.frames import EntryFrame
+from ginp2p.proto.outputs import Save, Send
+from ginp2p.proto.protocol import PeerProtocol
+
+Carry = Callable[[int, list[Any]], Awaitable[None]]
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -81,14 +88,14 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
                          peer_key=ids[0].public_key, executor=executor),
         ]  # fmt: skip
 
-        async def carry(me: int, outs: list, logs: list = logs) -> None:
+        async def carry(me: int, outs: list[Any], logs: list[LogFile] = logs) -> None:
             for o in outs:
                 if isinstance(o, Save):
                     logs[me].append(o.entry)
                 elif isinstance(o, Send):
                     await eps[me].send(EntryFrame(o.entry.wire))
 
-        async def deliver(protos: list = protos, carry=carry) -> None:
+        async def deliver(protos: list[PeerProtocol] = protos, carry: Carry = carry) -> None:
             """Handle one frame from either side."""
             me, item = await asyncio.wait_for(asyncio.shield(_first(host, guest)), 60)
             if isinstance(item, Received) and isinstance(item.frame, EntryFrame):
@@ -104,7 +111,7 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
                 await carry(me, [o for o in outs if not isinstance(o, Save)])
                 await carry(me, protos[me].advance())  # then the set-up the move made owed
 
-        async def play(me: int, protos: list = protos, carry=carry) -> None:
+        async def play(me: int, protos: list[PeerProtocol] = protos, carry: Carry = carry) -> None:
             p = protos[me]
             while p.my_turn and not p.finished:
                 view = p.view()
@@ -141,7 +148,7 @@ async def move_latency(want: int, tmp: Path) -> tuple[list[float], int]:
     return samples, games
 
 
-_pending: dict[int, asyncio.Task] = {}
+_pending: dict[int, asyncio.Task[Any]] = {}
 recv_cost: list[float] = []
 
 

@@ -48,9 +48,10 @@ from ginp2p.files.games import CACHE_NAME, list_games
 from ginp2p.game.engine import DrawStock, PassUpcard
 from ginp2p.game.rules import RuleSet, get_preset
 from ginp2p.proto import shuffle
-from ginp2p.proto.log import sign_entry
-from ginp2p.proto.table import HandDealt
+from ginp2p.proto.entry import sign_entry
+from ginp2p.proto.results import HandDealt
 from ginp2p.record import audit
+from ginp2p.record.report import Verdict
 from ginp2p.testing.fakelink import FakeLink, Faults, Side, make_pair
 
 REF_POINTS = shuffle.card_points(52)
@@ -265,7 +266,7 @@ def main() -> None:
             one = statistics.median(timed(alone) for _ in range(reps))
             two = statistics.median(timed(threaded) for _ in range(reps))
             report = audit.audit_records(records)
-            assert report.verdict == audit.Verdict.CLEAN, report.text()
+            assert report.verdict == Verdict.CLEAN, report.text()
             kb, ms1, ms2 = size / hands / 1024, one / hands * 1e3, two / hands * 1e3
             print(
                 f"| {rules.name:15} | {hands:5} | {len(records):7} | {kb:11.1f} | "

@@ -1,4 +1,4 @@
-"""Benchmark the shuffle (ginp2p/proto/shuffle.py): medians per step, whole set-up, message sizes.
+"""Benchmark the shuffle (ginp2p/proto/shuffle/): medians per step, whole set-up, message sizes.
 
 Usage: python scripts/bench_shuffle.py [--reps N] [--k K]
 

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 try:
     import ginp2p  # noqa: F401
@@ -21,7 +22,7 @@ from ginp2p.game.cards import parse_cards
 from ginp2p.game.melds import best_discard, min_deadwood
 
 
-def check_line(case: dict) -> list[tuple[str, int, int]]:
+def check_line(case: dict[str, Any]) -> list[tuple[str, int, int]]:
     """(field, expected, got) for every figure of this case the solver gets wrong."""
     hand = parse_cards(case["hand"])
     if len(hand) != case["n"]:

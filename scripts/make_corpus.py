@@ -31,48 +31,51 @@ from pathlib import Path
 from typing import Any
 
 from ginp2p.files.logfile import LogFile
+from ginp2p.files.records import audit_file
 from ginp2p.game.engine import Phase
 from ginp2p.game.rules import PRESETS, RuleSet
 from ginp2p.proto import events as ev
-from ginp2p.proto.log import GUEST, HOST, Entry
+from ginp2p.proto.entry import GUEST, HOST, Entry
+from ginp2p.proto.hand import HandFold
 from ginp2p.proto.protocol import PeerProtocol
-from ginp2p.proto.table import HandFold
-from ginp2p.record import audit
-from ginp2p.testing.fakelink import (
-    FakeLink,
-    Player,
+from ginp2p.record.report import Report, Verdict
+from ginp2p.testing.cheats import (
     another_permutation,
     bad_sum_proof,
-    bot_player,
     change_answers,
     change_keys,
     chat_flood,
     cheat_once,
     cheater,
-    dealt,
     discard_not_held,
     duplicate_card,
     false_gin,
-    feed,
     flip_bit,
     knock_over_the_limit,
-    linked,
-    make_pair,
     phase_is,
     redeck,
     rewrap,
-    role_of,
-    settle,
-    step_until,
     substitute_card,
     swap_out,
     tag_deck,
     the_other_choice,
     tweak_scalar,
     two_moves,
-    waiting_since,
     wrong_key,
     wrong_stock_key,
+)
+from ginp2p.testing.fakelink import (
+    FakeLink,
+    Player,
+    bot_player,
+    dealt,
+    feed,
+    linked,
+    make_pair,
+    role_of,
+    settle,
+    step_until,
+    waiting_since,
 )
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -410,7 +413,7 @@ def cases() -> list[Case]:
 # ---------------------------------------------------------------- checking
 
 
-def check(case: Case, report: audit.Report,
+def check(case: Case, report: Report,
           deviant: int | None) -> tuple[dict[str, Any], list[str]]:  # fmt: skip
     """The expectation to write (from the case, never from the report), and where the
     report disagrees with it."""
@@ -438,7 +441,7 @@ def check(case: Case, report: audit.Report,
         problems.append(f"damage {list(report.damage)} lacks {case.damage!r}")
     expected = {
         "verdict": case.verdict,
-        "exit": audit.Verdict(case.verdict).exit_code,
+        "exit": Verdict(case.verdict).exit_code,
         "player": feed_,
         "rule": case.rule if cheated else None,
         "hand": 1 if cheated else None,  # every deviation is made in hand 1
@@ -483,7 +486,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         path = out / f"{case.name}.ginlog"
         data, deviant = case.make()
         path.write_bytes(data)
-        report = audit.audit(path)
+        report = audit_file(path)
         expected[case.name], problems = check(case, report, deviant)
         status = "ok" if not problems else "WRONG: " + "; ".join(problems)
         who = f" {FEEDS[report.cheat.author]} {report.cheat.rule}" if report.cheat else ""

@@ -206,7 +206,7 @@ def play(policy: str, rng: random.Random) -> list[int]:
 
 def _left(hand: list[int], card: int) -> int:
     """OpenSpiel's least deadwood of the hand without ``card``."""
-    return UTILS.min_deadwood([x for x in hand if x != card])
+    return int(UTILS.min_deadwood([x for x in hand if x != card]))
 
 
 def _best_discard(hand: list[int]) -> tuple[int, int]:
@@ -240,15 +240,15 @@ def _eager(state: Any, rng: random.Random) -> int:
     if phase == PHASE.KNOCK and len(hand) == 11:
         # Ties go to the lowest card id here, unlike _best_discard: changing it would
         # change hands already recorded (seed 8019523 in tests/data, for one).
-        return min(cards, key=lambda c: (_left(hand, c), -UTILS.card_value(c)))
+        return int(min(cards, key=lambda c: (_left(hand, c), -UTILS.card_value(c))))
     if phase == PHASE.LAYOFF and not state.finished_layoffs():
-        return rng.choice(cards) if cards else PASS
+        return int(rng.choice(cards)) if cards else PASS
     group = UTILS.best_meld_group(hand) if len(hand) >= 3 else []
     ids = {UTILS.meld_to_int(m) + FIRST_MELD for m in group}
     best = [x for x in legal if x in ids]
     if best:
-        return rng.choice(best)
-    return PASS if PASS in legal else rng.choice([x for x in legal if x >= FIRST_MELD])
+        return int(rng.choice(best))
+    return PASS if PASS in legal else int(rng.choice([x for x in legal if x >= FIRST_MELD]))
 
 
 # ---------------------------------------------------------------------------- main

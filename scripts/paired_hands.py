@@ -9,7 +9,7 @@ move together. Run it at two commits (or with and without a change), keep each r
 hands with ``--out``, and ``--against`` counts the hands that changed::
 
     python scripts/paired_hands.py --deal-seeds 1,2,3,4 --hands 1000 --jobs 2 --out before.jsonl
-    # ... change ginp2p/game/bot.py ...
+    # ... change the computer player (ginp2p/game/planner.py, say) ...
     python scripts/paired_hands.py --deal-seeds 1,2,3,4 --hands 1000 --jobs 2 --against before.jsonl
 
 Prints, per deal seed and pooled, hands won / lost / void by ``--player`` and its

@@ -34,14 +34,13 @@ from ginp2p.game.engine import (
     EngineError,
     Gin,
     Knock,
-    Layoff,
-    Meld,
     PassUpcard,
     Show,
     TakeUpcard,
     WallKnock,
     WallPass,
 )
+from ginp2p.game.melds import Layoff, Meld
 from ginp2p.game.rules import PRESETS
 
 RULES = PRESETS["openspiel"]

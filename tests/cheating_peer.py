@@ -43,23 +43,21 @@ from typing import Any
 from ginp2p import cli
 from ginp2p.app import players, session
 from ginp2p.app import setup as game
+from ginp2p.app.seat import Seat
 from ginp2p.game import engine
-from ginp2p.net.transport import (
-    NET_VERSION,
-    EntryFrame,
-    GuestEndpoint,
-    HaveFrame,
-    HostEndpoint,
-    _tcp,
-)
+from ginp2p.net.transport import GuestEndpoint, HostEndpoint, _tcp
 from ginp2p.present.commands import Act
 from ginp2p.proto import events as ev
 from ginp2p.proto import shuffle as sh
+from ginp2p.proto.claims import Owed
+from ginp2p.proto.entry import sign_entry
 from ginp2p.proto.events import LocalProtocolError
-from ginp2p.proto.log import Outcome, Owed, claim_body, sign_entry
-from ginp2p.proto.protocol import PeerProtocol, Save, Send
-from ginp2p.proto.table import PLAY_KINDS
-from ginp2p.testing import fakelink as fl
+from ginp2p.proto.frames import NET_VERSION, EntryFrame, HaveFrame
+from ginp2p.proto.log import Outcome, claim_body
+from ginp2p.proto.outputs import Save, Send
+from ginp2p.proto.protocol import PeerProtocol
+from ginp2p.proto.state import PLAY_KINDS
+from ginp2p.testing import cheats as fl
 
 #: Protocol-level cheats (the threat tests' recipes), by name: each deviates in hand 1
 #: when the cheater plays its role there, so some plans carry one that never fires.
@@ -178,6 +176,7 @@ class Deviant:
         self.stalls: dict[tuple[int, int], float] = {}
         self.backdated: set[bytes] = set()
         self.ended = False  # the plan's ender has fired
+        self.proto: PeerProtocol | None = None  # this peer's protocol, once it is made
 
     def chance(self, name: str) -> bool:
         if self.fired[name] >= CAPS.get(name, 1 << 30):
@@ -210,6 +209,10 @@ def protocol_class() -> type[PeerProtocol]:
     base: type[PeerProtocol] = RECIPES[D.plan["cheat"]]() if D.plan["cheat"] else PeerProtocol
 
     class Fuzzed(base):  # type: ignore[valid-type, misc]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            D.proto = self  # the player sees only its seat; the cheater reaches past it
+
         def _append(self, kind: str, body: Any, out: list[Any]) -> Any:
             if D.plan["backdate"] and kind not in ("claim", "dispute", "resign", "chat"):
                 entry = _backdated(self, kind, body, out)
@@ -393,14 +396,14 @@ async def _snap_claim(s: session.Session, cmd: Act) -> None:
     await s._carry(p.advance())
 
 
-def _next_command(self: players.BotPlayer, s: session.Session) -> Any:
+def _next_command(self: players.BotPlayer, s: Seat) -> Any:
     cmd = _real_next(self, s)
     if isinstance(cmd, Act):
-        m = s.proto.table.match
+        m = s.match
         key = (m.hand_no, len(m.hand.moves)) if m is not None and m.hand is not None else (0, 0)
         if key not in D.stalls:
             wait = 0.0
-            if D.ender("long-stall", s.proto):
+            if D.proto is not None and D.ender("long-stall", D.proto):
                 wait = D.plan["timeout"] + 1.5  # past the claim timeout
                 D.note("long-stall", f"{wait:.1f} s")
             elif D.chance("stall"):

@@ -13,7 +13,7 @@ from ginp2p.game import engine
 from ginp2p.game.cards import Card, deck, parse_cards
 from ginp2p.game.engine import DeckKnowledge, HandState
 from ginp2p.game.rules import RuleSet
-from ginp2p.proto.table import HandDealt
+from ginp2p.proto.results import HandDealt
 from ginp2p.testing.fakelink import FakeLink, Side, make_pair
 
 

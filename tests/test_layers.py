@@ -1,11 +1,11 @@
 """The package's folders are its layers, and the imports keep to them.
 
 Each subpackage of ``ginp2p`` is one layer. A module imports only its own layer, the
-layers below it and ``ginp2p.errors``; no module imports one above. The four lowest
-layers are pure (no clock, randomness, environment, files or threads of their own),
-nothing imports the command line but the entry point, nothing in the library imports
-the testing kit, no two modules import each other even for types only, and no module
-grows past the size a reader takes in at once."""
+layers below it, ``ginp2p.errors`` and the version (``from ginp2p import __version__``);
+no module imports one above. The four lowest layers are pure (no clock, randomness,
+environment, files or threads of their own), nothing imports the command line but the
+entry point, nothing in the library imports the testing kit, no two modules import each
+other even for types only, and no module grows past the size a reader takes in at once."""
 
 from __future__ import annotations
 
@@ -76,6 +76,7 @@ def _imports(module: str) -> tuple[set[str], set[str]]:
             names = [
                 f"{source}.{a.name}" if f"{source}.{a.name}" in MODULES else source
                 for a in node.names
+                if (source, a.name) != ("ginp2p", "__version__")  # the version, not the API
             ]
         else:
             continue

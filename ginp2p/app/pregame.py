@@ -7,43 +7,47 @@ they type waits to be played into the game. Nothing here writes a game's files.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 import sys
-import threading
-from collections import deque
-from collections.abc import Callable, Coroutine, Iterable, Iterator
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from pathlib import Path
+from typing import Any, TypeVar
 
+from ginp2p.app.config import GameSetup
+from ginp2p.app.piped import PipedLines
+from ginp2p.errors import Ginp2pError
 from ginp2p.files import peers
-from ginp2p.files.identity import Identity, fingerprint
-from ginp2p.net.transport import (
+from ginp2p.files.identity import Identity
+from ginp2p.net.endpoint import (
     BadFrame,
-    ByeFrame,
     ConnectRefused,
-    GuestEndpoint,
-    HostEndpoint,
+    Endpoint,
+    GuestSide,
+    HostSide,
     LinkUp,
     NetEvent,
-    PairFrame,
     Received,
     Rejected,
-    curve_key,
 )
+from ginp2p.net.pairing import HostPairing, PairingGate
+from ginp2p.net.transport import curve_key
 from ginp2p.present.commands import HELP_WORDS, QUIT_WORDS, RULES_ANSWERS
-
-if TYPE_CHECKING:
-    from ginp2p.app.setup import GameSetup
+from ginp2p.proto.frames import ByeFrame, PairFrame
+from ginp2p.proto.keytext import fingerprint
+from ginp2p.proto.link import UNKNOWN_KEY_REASON
 
 __all__ = [
     "JoinError",
+    "LeftWaiting",
+    "NoAnswer",
     "admit_guest",
     "pair_with_host",
+    "unless_left",
 ]
 
 
-class JoinError(Exception):
+class JoinError(Ginp2pError):
     """The game could not start (unreachable, refused, wrong code); nothing was saved."""
 
 
@@ -63,13 +67,6 @@ def refusal_line(n: int, text: str) -> str | None:
     return text + ("; more are counted, not shown" if n == REFUSALS_SHOWN else "")
 
 
-#: The bye of a host that is pairing to a key it does not know (never paired, or forgotten
-#: with ``ginp2p keys --forget``): a guest that resumes a game with it cannot go on.
-UNKNOWN_KEY_REASON = (
-    "this host does not know your key: pair with the host's code (--pair-code CODE)"
-)
-
-
 def turned_away_words(pinned: bool) -> str:
     """Why the host refused this guest's key. A host that knows us admits us unless it
     is in a game with someone else (it then admits only that player) or forgot us."""
@@ -86,7 +83,7 @@ def turned_away_words(pinned: bool) -> str:
     )
 
 
-async def _next_event(endpoint: HostEndpoint | GuestEndpoint, timeout: float | None) -> NetEvent:
+async def _next_event(endpoint: Endpoint, timeout: float | None) -> NetEvent:
     try:
         return await asyncio.wait_for(endpoint.recv(), timeout)
     except TimeoutError:
@@ -111,16 +108,18 @@ class _Pairings:
     code one attempt, and a code that had its attempts is replaced by the gate, which
     is said here."""
 
-    def __init__(self, endpoint: HostEndpoint, gate: Any, say: Callable[[str], None],
-                 refused: Callable[[str], None]) -> None:  # fmt: skip
+    def __init__(self, endpoint: HostSide, gate: PairingGate | None,
+                 say: Callable[[str], None], refused: Callable[[str], None]) -> None:  # fmt: skip
         self.endpoint, self.gate, self.say, self.refused = endpoint, gate, say, refused
-        self.attempts: dict[bytes, Any] = {}
+        self.attempts: dict[bytes, HostPairing] = {}
         self.shown = gate.code if gate is not None else ""
 
     async def take(self, peer: bytes, payload: bytes) -> bytes | None:
         """One pairing message from ``peer``; the guest's Ed25519 key once it paired."""
         from ginp2p.net.pairing import PairingError, PairingRefused
 
+        if self.gate is None:  # not pairing (the endpoint passes no pair frame then)
+            return None
         hp = self.attempts.get(peer)
         try:
             if hp is None:
@@ -151,6 +150,7 @@ class _Pairings:
             await self.endpoint.send(ByeFrame(f"pairing failed: {exc}"[:200]), to=peer)
             return
         self.say(f"a guest failed to pair: {exc}")
+        assert self.gate is not None  # (an attempt was made)
         over = self.gate.code != self.shown  # that was the code's last attempt
         bye = PAIRING_OVER_REASON if over else f"pairing failed: {exc}"[:200]
         await self.endpoint.send(ByeFrame(bye), to=peer)
@@ -174,14 +174,17 @@ class _Pairings:
 
 
 async def admit_guest(
-    endpoint: HostEndpoint,
+    endpoint: HostSide,
     identity: Identity,
-    gate: Any,
+    gate: PairingGate | None,
     say: Callable[[str], None],
     known: dict[bytes, bytes],
+    *,
+    home: Path | None = None,
 ) -> bytes:
     """The host, before the game: wait for a pinned guest (its first ``have``) or a
-    guest that pairs with the code. Returns the guest's Ed25519 key. Every frame but
+    guest that pairs with the code (pinned then in ``home``'s players, see
+    :mod:`ginp2p.files.peers`). Returns the guest's Ed25519 key. Every frame but
     ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair,
     once on each of its connections); after a wrong code every connection is dropped.
     No guest can stop it: a code that had its attempts is replaced, and the new code
@@ -203,7 +206,7 @@ async def admit_guest(
         if isinstance(ev, Received) and isinstance(ev.frame, PairFrame):
             guest = await pairings.take(ev.peer, ev.frame.payload)
             if guest is not None:
-                peers.pin(guest, "")
+                peers.pin(guest, "", home=home)
                 endpoint.pin(ev.peer)
                 known[ev.peer] = guest
                 say(f"paired with a guest, key fingerprint {fingerprint(guest)}; "
@@ -224,7 +227,7 @@ async def admit_guest(
             refused(ev.reason)
 
 
-async def _host_bye(endpoint: GuestEndpoint, wait: float) -> str | None:
+async def _host_bye(endpoint: GuestSide, wait: float) -> str | None:
     """The reason of the host's next bye, if one comes within ``wait`` seconds."""
     loop = asyncio.get_running_loop()
     end = loop.time() + wait
@@ -243,7 +246,7 @@ async def _host_bye(endpoint: GuestEndpoint, wait: float) -> str | None:
 REFUSED_TELL_S = 1.0
 
 
-def nothing_listening_words(endpoint: GuestEndpoint, left: float | None) -> str:
+def nothing_listening_words(endpoint: GuestSide, left: float | None) -> str:
     """Said while the guest still waits: its connections are refused, not unanswered."""
     still = f"still trying for {left:.0f} s" if left is not None else "still trying"
     return (
@@ -252,7 +255,7 @@ def nothing_listening_words(endpoint: GuestEndpoint, left: float | None) -> str:
     )
 
 
-def no_answer_words(endpoint: GuestEndpoint, timeout: float) -> str:
+def no_answer_words(endpoint: GuestSide, timeout: float) -> str:
     """Why the guest gives up: refused connections point to the port or a host not
     running; unanswered ones to the address or a firewall."""
     where = f"{endpoint.host}:{endpoint.port}"
@@ -268,12 +271,14 @@ def no_answer_words(endpoint: GuestEndpoint, timeout: float) -> str:
 
 
 async def pair_with_host(
-    endpoint: GuestEndpoint,
+    endpoint: GuestSide,
     identity: Identity,
     host_key: bytes,
     code: str | None,
     say: Callable[[str], None],
     timeout: float | None,
+    *,
+    home: Path | None = None,
 ) -> None:
     """The guest, before the game: wait for the encrypted link, then pair with ``code``
     (if given). On success the host's key is pinned. Raises JoinError, having pinned
@@ -314,7 +319,8 @@ async def pair_with_host(
         elif isinstance(ev, Rejected):
             failures += 1
             if ev.auth:
-                raise JoinError(turned_away_words(peers.lookup_quietly(host_key) is not None))
+                pinned = peers.lookup_quietly(host_key, home=home) is not None
+                raise JoinError(turned_away_words(pinned))
             if failures >= 2:
                 raise JoinError(f"cannot join: {ev.reason}")
         elif isinstance(ev, Received) and isinstance(ev.frame, ByeFrame):
@@ -330,70 +336,12 @@ async def pair_with_host(
                 raise JoinError(str(exc)) from None
             if last is not None:
                 await endpoint.send(PairFrame(last))
-            peers.pin(host_key, "")
+            peers.pin(host_key, "", home=home)
             say(f"paired with the host, key fingerprint {fingerprint(host_key)}; "
                 "next time no code is needed")  # fmt: skip
             if endpoint.connected:
                 endpoint.events.put_nowait(LinkUp(endpoint.server_key))
             return
-
-
-class PipedLines:
-    """A piped standard input, read by one thread for the whole run. While the player
-    waits for the other one, the wait looks at each line as it comes and takes only its
-    own (``quit``, ``help``); the first line that is for the game (a move, a ``yes``)
-    and every line after it stay, in order, for the game's LinePlayer, which reads them
-    here as it would read the pipe. Two readers of one pipe would each hold lines the
-    other never sees."""
-
-    def __init__(self, stdin: Iterable[str]) -> None:
-        self._lines: deque[str | None] = deque()  # None: the input ended
-        self._ready = threading.Condition()
-        self._loop = asyncio.get_running_loop()
-        self._new = asyncio.Event()
-        threading.Thread(target=self._read, args=(stdin,), daemon=True,
-                         name="ginp2p-stdin").start()  # fmt: skip
-
-    def _read(self, stdin: Iterable[str]) -> None:
-        try:
-            for line in stdin:
-                self._put(line)
-        except (OSError, ValueError):  # unreadable input (bad UTF-8): it ends there
-            pass
-        finally:
-            self._put(None)
-
-    def _put(self, line: str | None) -> None:
-        with self._ready:
-            self._lines.append(line)
-            self._ready.notify_all()
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody waits now
-            self._loop.call_soon_threadsafe(self._new.set)
-
-    async def peek(self) -> str | None:
-        """The next line, left where it is (None: the input ended)."""
-        while True:
-            with self._ready:
-                if self._lines:
-                    return self._lines[0]
-                self._new.clear()
-            await self._new.wait()
-
-    def take(self) -> None:
-        """Take the line :meth:`peek` gave: it was the wait's, not the game's."""
-        with self._ready:
-            self._lines.popleft()
-
-    def __iter__(self) -> Iterator[str]:
-        """The lines left, as a thread reads a pipe: each one when it comes."""
-        while True:
-            with self._ready:
-                self._ready.wait_for(lambda: bool(self._lines))
-                line = self._lines[0]
-                if line is None:  # kept: the end stays the end
-                    return
-                self._lines.popleft()
-            yield line
 
 
 @dataclass(frozen=True, slots=True)

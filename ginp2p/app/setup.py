@@ -12,24 +12,25 @@ import os
 import socket
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ginp2p.app.players import BotPlayer, LinePlayer, Player
+from ginp2p.app.config import GameSetup
+from ginp2p.app.players import BotPlayer, Player
 from ginp2p.app.pregame import (
     JoinError,
     LeftWaiting,
     NoAnswer,
-    PipedLines,
     admit_guest,
     pair_with_host,
     unless_left,
 )
+from ginp2p.app.process import die
 from ginp2p.app.session import Session
+from ginp2p.errors import Ginp2pError
 from ginp2p.files import peers
 from ginp2p.files.gamefiles import PeerFile, drop_reservation, peer_path
-from ginp2p.files.identity import Identity, fingerprint, key_to_text, user_dir
+from ginp2p.files.identity import Identity, user_dir
 from ginp2p.files.logfile import (
     FileError,
     FileLocked,
@@ -41,66 +42,21 @@ from ginp2p.files.logfile import (
     read_records,
     secrets_path,
 )
-from ginp2p.game.rules import RuleSet
-from ginp2p.net.transport import GuestEndpoint, HostEndpoint, NetError, curve_key
-from ginp2p.present.commands import StopCmd
+from ginp2p.net.endpoint import GuestSide, HostSide, NetError
+from ginp2p.net.transport import ZeroMQ, curve_key
 from ginp2p.present.words import count, match_end_words
-from ginp2p.proto.log import Entry, Log
+from ginp2p.proto.entry import Entry
+from ginp2p.proto.keytext import fingerprint, key_to_text
+from ginp2p.proto.log import Log
 from ginp2p.proto.protocol import PeerProtocol
 from ginp2p.proto.table import Table
 
 __all__ = [
-    "GameSetup",
+    "ask_line",
+    "busy_as_guest",
     "open_game",
     "run_game",
 ]
-
-
-@dataclass
-class GameSetup:
-    """What the CLI hands over for a new game or a resumed one."""
-
-    side: PeerFile
-    path: Path  # the .ginlog (created once the guest is admitted)
-    player: str = "human"
-    verbose: bool = False
-    connect_timeout: float | None = 20.0
-    linger: float = 5.0
-    expect_rules: RuleSet | None = None  # guest: refuse other rules
-    accept_rules: bool = False  # guest: accept the host's rules without asking
-    pair_code: str | None = None  # host: the code to show; guest: the code typed
-    advertise: bool = True  # host: announce the game on the LAN (mDNS)
-    any_port_if_taken: bool = False  # host: the default port, taken: any free one
-    mdns_interface: str | None = None  # mDNS on this address only (default: all)
-    on_listening: Callable[[int, str, str], None] | None = None  # host: (port, join, code)
-    parent_pid: int | None = None  # leave (saved) when this process is gone
-    out: Callable[[str], None] | None = None
-    #: Where an error's line goes: standard error, as ``ginp2p join: error: …`` (the
-    #: command's other errors are said so), apart from the game's lines on ``out``.
-    err: Callable[[str], None] | None = None
-    #: The full-screen table (ginp2p.console.tui.table.TablePlayer) for a person; None: the line
-    #: prompt. It runs the game (``table.play(session)``) and takes what the session says.
-    table: Any = None
-    #: Whether a silent player is claimed against: not in ``play`` (the computer never
-    #: claims, and the person's screen counts down nothing).
-    claims: bool = True
-    #: The game's Session once it runs; see :meth:`stop`.
-    session: Any = None
-    #: A piped stdin, once the wait for the other player reads it: the game reads on.
-    piped: PipedLines | None = None
-    stopped: str = ""  # why :meth:`stop` ended the game before its Session ran
-    ended: str | None = None  # a resumed match already over: how it ended, in words
-    _task: Any = None  # the task running the game
-
-    def stop(self, why: str) -> None:
-        """End the game from outside, saved, exit 1 (the CLI's watch on the computer
-        player of ``play`` when it keeps failing): through the Session once it runs,
-        before that by cancelling the wait for the other side."""
-        if self.session is not None:
-            self.session.submit(StopCmd(why))
-        elif self._task is not None and not self.stopped:
-            self.stopped = why
-            self._task.cancel()
 
 
 def _lan_address(bind: str) -> str:
@@ -113,15 +69,15 @@ def _lan_address(bind: str) -> str:
     return socket.gethostname()
 
 
-def _pin_name(hello: Entry) -> None:
+def _pin_name(hello: Entry, home: Path | None = None) -> None:
     """A paired player is pinned under the name its hello gives, as soon as the hello
     is stored (pairing pins the key alone; a game cut short must not leave it nameless)."""
     key, name = hello.body.key, hello.body.name
     # the name is a convenience: a peers.json that cannot be read or written now is
     # `ginp2p keys`'s to report, and must not stop the game
     with contextlib.suppress(OSError, ValueError, peers.PeersError):
-        if name and peers.is_pinned(key):
-            peers.pin(key, name)
+        if name and peers.is_pinned(key, home=home):
+            peers.pin(key, name, home=home)
 
 
 def _saved_log(path: Path, records: Sequence[bytes], me: int, identity: Identity) -> Log:
@@ -137,14 +93,14 @@ def _saved_log(path: Path, records: Sequence[bytes], me: int, identity: Identity
     return log
 
 
-def _still_paired(path: Path, side: PeerFile, saved: Log) -> None:
+def _still_paired(path: Path, side: PeerFile, saved: Log, home: Path | None) -> None:
     """A saved game goes on only with a player still paired. `ginp2p keys --forget`
     unpins a player so that this program never plays that key again (a friend's lost
     computer, say); the key the game's own files keep must not quietly bring it back.
     RuntimeError says who it is and how to pair again. A peers.json that cannot be read
     stops the resume too (PeersError): it cannot say whom the player forgot."""
     key = side.peer_public_key or saved.key(1 - side.me)
-    if key is None or peers.lookup(key) is not None:
+    if key is None or peers.lookup(key, home=home) is not None:
         return
     raise RuntimeError(forgotten_words(path, side, saved, key))
 
@@ -253,7 +209,7 @@ async def run_game(setup: GameSetup, identity: Identity, *, resume: bool = False
         if setup.side.role == "guest" and setup.side.peer_public_key is not None:
             try:
                 lock = _one_guest_per_host(setup.side.peer_public_key, setup.side.port,
-                                           setup.path)  # fmt: skip
+                                           setup.path, setup.home)  # fmt: skip
             except RuntimeError as exc:
                 _fail(setup)(str(exc))
                 return 1
@@ -276,45 +232,54 @@ def _fail(setup: GameSetup) -> Callable[[str], None]:
                                             flush=True))  # fmt: skip
 
 
-def _guest_lock(host_key: bytes, port: int) -> Path:
-    folder = user_dir("data") / "running"
+def _guest_lock(host_key: bytes, port: int, home: Path | None) -> Path:
+    folder = user_dir("data", home) / "running"
     folder.mkdir(parents=True, exist_ok=True)
     return folder / f"guest-of-{key_to_text(host_key)[:20]}-{port}.lock"
 
 
-def _busy_words(lock: Path, host_key: bytes) -> str:
+def _busy_words(lock: Path, host_key: bytes, home: Path | None) -> str:
     where = ""
     with contextlib.suppress(OSError, ValueError):
         pid, game = lock.read_text().split(" ", 1)
         where = f" (process {pid}, {game})"
-    pinned = peers.lookup_quietly(host_key)
+    pinned = peers.lookup_quietly(host_key, home=home)
     who = pinned.name if pinned is not None else "this host"
     return (f"another ginp2p of yours is already in a game with {who}{where}: finish or "
             "leave that one first (a host plays one game with you at a time)")  # fmt: skip
 
 
-def busy_as_guest(host_key: bytes, port: int) -> str | None:
+def busy_as_guest(host_key: bytes, port: int, home: Path | None = None) -> str | None:
     """Why this player cannot be the guest of that host's game at that port now (another
     ginp2p of theirs is), or None."""
-    lock = _guest_lock(host_key, port)
+    lock = _guest_lock(host_key, port, home)
     try:
         let_go(hold_lock(lock), lock)
     except FileLocked:
-        return _busy_words(lock, host_key)
+        return _busy_words(lock, host_key, home)
     return None
 
 
-def _one_guest_per_host(host_key: bytes, port: int, path: Path) -> tuple[int, Path]:
+def _one_guest_per_host(host_key: bytes, port: int, path: Path,
+                        home: Path | None) -> tuple[int, Path]:  # fmt: skip
     """Lock "this player is a guest of that host, at that port" for this process (the
     descriptor and the file, to `let_go` when done). A host tells a guest's connections
     apart by its key alone, so a second ginp2p of the same player joining or resuming
     with the host's game there would take the first one's connection over, and its
     goodbye would end the other's game. RuntimeError says which game holds it."""
-    lock = _guest_lock(host_key, port)
+    lock = _guest_lock(host_key, port, home)
     try:
         return hold_lock(lock, f"{os.getpid()} {path}"), lock
     except FileLocked:
-        raise RuntimeError(_busy_words(lock, host_key)) from None
+        raise RuntimeError(_busy_words(lock, host_key, home)) from None
+
+
+def _person(setup: GameSetup) -> Player:
+    """A person's line prompt (there is no table): the console's, as the command line
+    gives it (``GameSetup.person``)."""
+    if setup.person is None:
+        raise Ginp2pError("a person plays this game, but no line prompt was given")
+    return setup.person(setup.piped)
 
 
 def _close(*files: LogFile | SecretsFile | None) -> None:
@@ -340,7 +305,8 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
             # judged read-only first: opening cuts a torn tail, and a resume refused
             # must leave the file as it was, for the audit to see the damage
             _need_secrets(path)
-            _still_paired(path, side, _saved_log(path, read_records(path)[0], side.me, identity))
+            saved_log = _saved_log(path, read_records(path)[0], side.me, identity)
+            _still_paired(path, side, saved_log, setup.home)
             logfile, secrets = open_game(path)
             saved = _saved_log(path, logfile.records, side.me, identity)
             setup.ended = _over(saved, side.me)
@@ -348,7 +314,7 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
                 other = "host" if side.role == "guest" else "guest"
                 say(f"{setup.ended}; the {other} is looked for only to make sure both files "
                     "hold every entry")  # fmt: skip
-        endpoint, known = _endpoint(side, identity, setup.any_port_if_taken)
+        endpoint, known = _endpoint(setup, identity)
     except (OSError, RuntimeError, ValueError, FileError, SecretsError, peers.PeersError) as exc:
         fail(str(exc))
         _close(logfile, secrets)
@@ -387,25 +353,24 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
     return await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, away, say)
 
 
-def _endpoint(side: PeerFile, identity: Identity, any_port_if_taken: bool = False
-              ) -> tuple[HostEndpoint | GuestEndpoint, dict[bytes, bytes]]:  # fmt: skip
+def _endpoint(setup: GameSetup, identity: Identity
+              ) -> tuple[HostSide | GuestSide, dict[bytes, bytes]]:  # fmt: skip
     """The host's endpoint admits the guest of a saved game, or every paired player
     while it pairs; the guest's connects to the host's key. Also the players it admits:
     connection (CURVE) key -> Ed25519 key."""
+    side, endpoints = setup.side, setup.endpoints or ZeroMQ()
     peer_key = side.peer_public_key
     if side.role == "host":
         if peer_key is not None:
             known = {curve_key(peer_key): peer_key}
         else:
-            known = {curve_key(p.key): p.key for p in peers.all()}
-        return HostEndpoint(
-            identity.curve_public_key, identity.curve_secret_key, bind=side.host,
-            port=side.port, pinned=known, pairing=peer_key is None,
-            any_port_if_taken=any_port_if_taken,
+            known = {curve_key(p.key): p.key for p in peers.all(home=setup.home)}
+        return endpoints.host(
+            identity, bind=side.host, port=side.port, pinned=set(known),
+            pairing=peer_key is None, any_port_if_taken=setup.any_port_if_taken,
         ), known  # fmt: skip
     assert peer_key is not None  # checked by the caller: a guest knows the host's key
-    return GuestEndpoint(identity.curve_public_key, identity.curve_secret_key,
-                         curve_key(peer_key), side.host, side.port), {}  # fmt: skip
+    return endpoints.guest(identity, curve_key(peer_key), side.host, side.port), {}
 
 
 async def _ask_code() -> str | None:
@@ -439,7 +404,7 @@ async def ask_line(question: str) -> str | None:
     return line.rstrip("\n") if line else None
 
 
-async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | GuestEndpoint,
+async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | GuestSide,
                    known: dict[bytes, bytes], resume: bool,
                    say: Callable[[str], None]) -> bytes:  # fmt: skip
     """Listen (announced on the LAN while pairing) and admit a guest, or join and pair:
@@ -449,12 +414,12 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
 
     side = setup.side
     peer_key = side.peer_public_key
-    if isinstance(endpoint, GuestEndpoint):
+    if endpoint.role == "guest":
         assert peer_key is not None
         # the code is asked before connecting: a connection left half-made while the
         # player looks for the code would alarm the host (a failed handshake)
         code = setup.pair_code
-        if not resume and code is None and not peers.is_pinned(peer_key):
+        if not resume and code is None and not peers.is_pinned(peer_key, home=setup.home):
             if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
                 code = await _ask_code()
             if not code:
@@ -469,8 +434,9 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
                 raise JoinError(str(exc)) from None
         say(f"joining {side.host}:{side.port}")
         await endpoint.start()
-        await unless_left(setup, pair_with_host(endpoint, identity, peer_key, code, say,
-                                                setup.connect_timeout), resume, say)  # fmt: skip
+        pairing = pair_with_host(endpoint, identity, peer_key, code, say,
+                                 setup.connect_timeout, home=setup.home)  # fmt: skip
+        await unless_left(setup, pairing, resume, say)
         return peer_key
     port = await endpoint.start()
     if endpoint.port_taken is not None:
@@ -489,8 +455,8 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
     try:
         if setup.on_listening is not None:
             setup.on_listening(port, join, gate.code)
-        peer_key = await unless_left(setup, admit_guest(endpoint, identity, gate, say, known),
-                                     resume, say)  # fmt: skip
+        admitting = admit_guest(endpoint, identity, gate, say, known, home=setup.home)
+        peer_key = await unless_left(setup, admitting, resume, say)
     finally:
         if ad is not None:
             await ad.close()
@@ -499,7 +465,7 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostEndpoint 
     return peer_key
 
 
-async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | GuestEndpoint,
+async def _play(setup: GameSetup, identity: Identity, endpoint: HostSide | GuestSide,
                 logfile: LogFile, secrets: SecretsFile, peer_key: bytes, resume: bool,
                 away: float | None, say: Callable[[str], None]) -> int:  # fmt: skip
     """The game itself, once the other player is in: the protocol, the session and the
@@ -528,15 +494,17 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostEndpoint | G
 
         table = setup.table if setup.player != "bot" else None
         player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
-                          else table or LinePlayer(stdin=setup.piped))  # fmt: skip
+                          else table or _person(setup))  # fmt: skip
         session = Session(
             proto, endpoint, player, logfile, secrets,
             out=table.heard(say) if table is not None else say, linger=setup.linger,
             connect_timeout=setup.connect_timeout if side.role == "guest" else None,
             game_path=path, expect_rules=setup.expect_rules,
             accept_rules=setup.accept_rules or setup.player == "bot",
-            parent_pid=setup.parent_pid, on_hello=_pin_name, claims=setup.claims,
-            away_since=away,
+            parent_pid=setup.parent_pid, claims=setup.claims, home=setup.home,
+            on_hello=lambda hello: _pin_name(hello, setup.home),
+            away_since=away, clock=setup.clock, wall_clock=setup.wall_clock,
+            crash_at=setup.crash_at, crash=setup.crash or die,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
         setup.session = session

@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from ginp2p import __version__
-from ginp2p.files.identity import key_from_text, user_dir
+from ginp2p.files.identity import user_dir
 from ginp2p.files.logfile import replace_atomically
 from ginp2p.game.rules import RuleSet
-from ginp2p.proto.log import GUEST, HOST
+from ginp2p.proto.entry import GUEST, HOST
+from ginp2p.proto.keytext import key_from_text
 
 __all__ = [
     "PEER_FORMAT",

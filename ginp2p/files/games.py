@@ -27,7 +27,8 @@ from ginp2p.files.logfile import (
     secrets_path,
 )
 from ginp2p.present.words import for_screen, match_end_words, settings_words
-from ginp2p.proto.log import GUEST, HOST, Log
+from ginp2p.proto.entry import GUEST, HOST
+from ginp2p.proto.log import Log
 
 __all__ = [
     "GameInfo",
@@ -74,7 +75,7 @@ def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | 
 
     Only the ``look_at`` newest games with that host are read (an audit each).
     """
-    from ginp2p.record.audit import audit
+    from ginp2p.files.records import audit_file
 
     seen = 0
     for path in sorted(directory.glob("*.ginlog"), reverse=True):
@@ -86,7 +87,7 @@ def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | 
             continue
         seen += 1
         try:
-            r = audit(path)
+            r = audit_file(path)
         except Exception:  # an unreadable file is `ginp2p games`'s to report
             r = None
         if r is not None and r.entries and r.end is None and r.cheat is None:
@@ -232,10 +233,10 @@ class _Audits:
         """The audit's summary of the game at ``path``, remembered from now on with its
         ``hellos`` (:func:`_hellos`). OSError, NotAFile or the audit's own exception if
         it cannot be read."""
-        from ginp2p.record.audit import audit
+        from ginp2p.files.records import audit_file
 
         stamp = self._stamp(path)
-        r = audit(path)
+        r = audit_file(path)
         s = _Summary(r.entries, r.names, r.preset,
                      settings_words(r.rules.changes()) if r.rules is not None else "",
                      r.scores, r.end, r.winner, r.verdict.value, hellos)  # fmt: skip

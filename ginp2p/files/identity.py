@@ -1,15 +1,12 @@
 """The player's identity: one Ed25519 key, kept in the config folder, that signs
-every entry and (as X25519) encrypts the connection; its text form for join strings
-and ``peers.json``, and its short fingerprint for people. :func:`user_dir` says where
-ginp2p keeps its files (the key and pins; the games).
+every entry and (as X25519) encrypts the connection (its text form and fingerprint
+are :mod:`ginp2p.proto.keytext`'s). :func:`user_dir` says where ginp2p keeps its files
+(the key and pins; the games).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 import contextlib
-import hashlib
 import os
 import stat
 import sys
@@ -18,60 +15,25 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nacl.bindings
-import nacl.exceptions
 import nacl.signing
 
+from ginp2p.errors import Ginp2pError
 from ginp2p.files.logfile import fsync, fsync_dir, write_all
+from ginp2p.proto.keytext import fingerprint
 
 __all__ = [
     "IDENTITY_FILE",
-    "KEY_TEXT_LENGTH",
     "Identity",
     "IdentityError",
-    "fingerprint",
-    "key_from_text",
-    "key_to_text",
     "load_or_create_identity",
     "user_dir",
 ]
-
-KEY_TEXT_LENGTH = 52
-
-
-def key_to_text(key: bytes) -> str:
-    """A 32-byte public key as 52 lowercase base32 letters: no padding, no case
-    ambiguity, nothing a shell or a URL would mangle."""
-    if len(key) != 32:
-        raise ValueError(f"a public key has 32 bytes, not {len(key)}")
-    return base64.b32encode(key).decode("ascii").rstrip("=").lower()
-
-
-def key_from_text(text: str) -> bytes:
-    """The inverse of :func:`key_to_text`; any case, surrounding blanks ignored."""
-    cleaned = text.strip().upper()
-    if len(cleaned) != KEY_TEXT_LENGTH:
-        raise ValueError(
-            f"a key is {KEY_TEXT_LENGTH} base32 letters (a-z, 2-7), not {len(cleaned)} characters"
-        )
-    try:
-        key = base64.b32decode(cleaned + "====", casefold=False)
-    except (binascii.Error, ValueError):
-        raise ValueError("a key is written with the letters a-z and the digits 2-7") from None
-    if key_to_text(key) != cleaned.lower():  # non-zero trailing bits: not canonical
-        raise ValueError("this is not a key: its last letter is impossible (a typo?)")
-    try:  # about half of all 32-byte strings are no point of the curve: most typos
-        nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(key)
-    except nacl.exceptions.RuntimeError:
-        raise ValueError("this is not a key (a typo?): copy it again from the host's "
-                         "screen") from None  # fmt: skip
-    return key
-
 
 IDENTITY_FILE = "identity.key"
 _IDENTITY_HEADER = "ginp2p ed25519 seed v1"
 
 
-class IdentityError(Exception):
+class IdentityError(Ginp2pError):
     """The identity file exists but cannot be read."""
 
 
@@ -91,13 +53,6 @@ def user_dir(kind: str = "config", home: str | os.PathLike[str] | None = None) -
     xdg = os.environ.get("XDG_CONFIG_HOME" if config else "XDG_DATA_HOME")
     fallback = Path.home() / (".config" if config else ".local/share")
     return (Path(xdg) if xdg else fallback) / "ginp2p"
-
-
-def fingerprint(public_key: bytes) -> str:
-    """A short, readable name for a key: 16 base32 letters in groups of four."""
-    digest = hashlib.sha256(b"ginp2p/v1/fingerprint\0" + public_key).digest()
-    text = base64.b32encode(digest[:10]).decode().lower()
-    return "-".join(text[i : i + 4] for i in range(0, 16, 4))
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ginp2p.files.identity import fingerprint, key_from_text, key_to_text, user_dir
+from ginp2p.errors import Ginp2pError
+from ginp2p.files.identity import user_dir
 from ginp2p.files.logfile import replace_atomically
 from ginp2p.present.words import for_screen
+from ginp2p.proto.keytext import fingerprint, key_from_text, key_to_text
 
 __all__ = [
     "PEERS_FILE",
@@ -45,7 +47,7 @@ _FORMAT = 1
 Home = str | os.PathLike[str] | None
 
 
-class PeersError(Exception):
+class PeersError(Ginp2pError):
     """``peers.json`` exists but cannot be read; it is left untouched."""
 
 

@@ -17,6 +17,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import IntEnum
 
+from ginp2p.errors import Ginp2pError
+
 __all__ = [
     "DECK_SIZES",
     "JOKER",
@@ -59,8 +61,8 @@ class Suit(IntEnum):
         return self in (Suit.HEARTS, Suit.DIAMONDS)
 
 
-class CardParseError(ValueError):
-    """Raised for text that does not name a card."""
+class CardParseError(Ginp2pError, ValueError):
+    """Raised for text that does not name a card (a ``ValueError`` too, as it always was)."""
 
 
 @dataclass(frozen=True, slots=True, order=True)

@@ -1,9 +1,9 @@
 """A match: hands dealt one after another until a player wins.
 
-The match folds each finished hand's :class:`~ginp2p.game.engine.HandResult` into the
+The match folds each finished hand's :class:`~ginp2p.game.hand.HandResult` into the
 score sheet: game scores, hands won, the dealer of the next hand, and the end
 of the match with its bonuses. Like the engine it is pure; dealing a hand needs a
-:class:`~ginp2p.game.engine.Knowledge` from outside (a shuffled deck, or the shuffle
+:class:`~ginp2p.game.hand.Knowledge` from outside (a shuffled deck, or the shuffle
 protocol's view of one).
 """
 
@@ -13,15 +13,8 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 
 from ginp2p.game import engine
-from ginp2p.game.engine import (
-    Action,
-    HandEnd,
-    HandResult,
-    HandState,
-    IllegalAction,
-    Knowledge,
-    Resign,
-)
+from ginp2p.game.actions import Action, Resign
+from ginp2p.game.hand import HandEnd, HandResult, HandState, IllegalAction, Knowledge
 from ginp2p.game.rules import RuleSet
 
 __all__ = [

@@ -1,35 +1,27 @@
-"""Melds, deadwood and layoffs: an exact solver, never a greedy guess.
+"""Melds, deadwood and layoffs: what a meld is, and an exact solver, never a greedy guess.
 
-Two paths give the same answers.
+Here are the meld's own rules (:class:`Meld`, :func:`meld_of` and why a meld is
+refused, in words for a player), the deadwood questions asked about a hand
+(:func:`min_deadwood`, :func:`best_discard`, :func:`best_arrangement`,
+:func:`all_melds`) and the layoffs (:func:`check_layoffs`, :func:`best_layoffs`).
 
-*Single deck, no jokers* (the hot path for the engine and the bots). A hand is a
-52-bit mask, bit ``suit * 13 + rank - 1``. Sets cross suits and runs do not, so
-once the sets are chosen every suit can be solved on its own. For each suit a
-table of 8192 entries (one per 13-bit mask, built once per ``(ace_high,
-max_run_length)``) holds the least deadwood that runs alone leave. The only ranks
-that can form a set are those held three or four times; bit tricks on the four suit
-masks find them. Usually there are none and the answer is four table lookups;
-otherwise every choice of sets (none, the four, or each of the threes) is tried,
-except that a set no run could use is always melded. For a discard, a second table
-holds each suit's best card to drop, so all eleven discards cost four more lookups.
-
-*Multi-deck and jokers* (showdowns, Italian and rumino hands). Every meld the hand
-can make is listed as a bitmask over the positions of its cards, then a memoised
-search over the cards still to place takes the lowest one: it is either deadwood or
-in one of the melds that contain it. The same search lists every best arrangement,
-and the defender's best layoffs are the best over every way of laying off (a few
-cards at most can ever fit) combined with the search on the cards that are left.
+Two solvers answer the deadwood questions, with the same answers: a single-deck hand
+without jokers (the hot path for the engine and the bots) goes to the 52-bit masks
+of :mod:`ginp2p.game.masks`; any other hand (showdowns, Italian and rumino hands) to
+the memoised search of :mod:`ginp2p.game.search`. The defender's best layoffs are the
+best over every way of laying off (a few cards at most can ever fit) combined with
+the search on the cards that are left.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from functools import cache
-from itertools import combinations, product
 
-from ginp2p.game.cards import RANKS, Card, Suit, deck
+from ginp2p.game.cards import RANKS, Card, Suit
+from ginp2p.game.masks import best_discard_mask, min_deadwood_mask, single_deck
 from ginp2p.game.rules import CLASSIC, RuleSet
+from ginp2p.game.search import MeldSearch, general_best_discard, general_min_deadwood
 
 __all__ = [
     "Layoff",
@@ -37,27 +29,16 @@ __all__ = [
     "all_melds",
     "best_arrangement",
     "best_discard",
-    "best_discard_mask",
     "best_layoffs",
     "can_lay_off",
     "card_value",
     "check_layoffs",
     "deadwood",
-    "hand_mask",
     "is_meld",
     "is_rumino",
     "meld_of",
     "min_deadwood",
-    "min_deadwood_mask",
 ]
-
-_SUIT = 0x1FFF  # the 13 bits of one suit in a hand mask
-_DECK = (1 << 52) - 1
-_RANK = 1 | 1 << 13 | 1 << 26 | 1 << 39  # one rank in all four suits
-_RUN_STARTS = 0x7FF * _RANK  # ace to jack: where a run of three within a suit can start
-_BIT_VALUE = [min(bit % 13 + 1, 10) for bit in range(52)]
-# Discards are compared as one int: deadwood, then the higher value, then the higher bit.
-_DISCARD_TIE = [(15 - _BIT_VALUE[bit]) << 6 | (63 - bit) for bit in range(52)]
 
 
 def _order(card: Card) -> tuple[bool, int, int, int]:
@@ -291,283 +272,28 @@ def is_rumino(cards: Sequence[Card], rules: RuleSet = CLASSIC) -> bool:
     )
 
 
-# -- the single-deck fast path ------------------------------------------------------
-
-
-@cache
-def _run_table(ace_high: bool, max_run_length: int | None) -> list[int]:
-    """Least deadwood that runs alone leave, for each 13-bit mask of one suit."""
-    longest = min(max_run_length or 13, 13)
-    runs: set[int] = set()
-    for length in range(3, longest + 1):
-        runs.update(((1 << length) - 1) << low for low in range(14 - length))
-        if ace_high:
-            runs.add(((1 << (length - 1)) - 1) << (14 - length) | 1)
-    by_lowest: list[list[int]] = [[] for _ in range(13)]
-    for run in sorted(runs):
-        by_lowest[(run & -run).bit_length() - 1].append(run)
-    table = [0] * 8192
-    for mask in range(1, 8192):
-        low = mask & -mask
-        bit = low.bit_length() - 1
-        best = _BIT_VALUE[bit] + table[mask ^ low]
-        for run in by_lowest[bit]:
-            if run & mask == run and table[mask ^ run] < best:
-                best = table[mask ^ run]
-        table[mask] = best
-    return table
-
-
-def _runnable(mask: int, ace_high: bool) -> int:
-    """The cards that have a run of three around them: the only cards any run can use."""
-    starts = mask & mask >> 1 & mask >> 2 & _RUN_STARTS
-    cards = starts | starts << 1 | starts << 2
-    if ace_high:
-        aces = mask & mask >> 11 & mask >> 12 & _RANK  # Q-K-A
-        cards |= aces | aces << 11 | aces << 12
-    return cards
-
-
-def _set_choices(mask: int, set_only: int) -> list[int]:
-    """Every choice of cards to meld as sets (0: none), as masks.
-
-    A rank whose cards are all in ``set_only`` (no run can use them) is always melded.
-    """
-    a, b, c, d = mask & _SUIT, mask >> 13 & _SUIT, mask >> 26 & _SUIT, mask >> 39
-    threes = (a & b & (c | d)) | (c & d & (a | b))
-    choices = [0]
-    while threes:
-        low = threes & -threes
-        threes ^= low
-        column = mask & low * _RANK
-        if column & set_only == column:
-            choices = [choice | column for choice in choices]
-            continue
-        sets = [column]
-        if column.bit_count() == 4:
-            sets += [column ^ (low << 13 * suit) for suit in range(4)]
-        choices += [choice | meld for choice in choices for meld in sets]
-    return choices
-
-
-def min_deadwood_mask(mask: int, rules: RuleSet = CLASSIC) -> int:
-    """Least deadwood of a single-deck hand given as a 52-bit mask."""
-    table = _run_table(rules.ace_high, rules.max_run_length)
-    a, b, c, d = mask & _SUIT, mask >> 13 & _SUIT, mask >> 26 & _SUIT, mask >> 39
-    if not (a & b & (c | d)) | (c & d & (a | b)):
-        return table[a] + table[b] + table[c] + table[d]
-    best = 999
-    for sets in _set_choices(mask, mask & ~_runnable(mask, rules.ace_high)):
-        rest = mask ^ sets
-        total = (
-            table[rest & _SUIT] + table[rest >> 13 & _SUIT]
-            + table[rest >> 26 & _SUIT] + table[rest >> 39]
-        )  # fmt: skip
-        if total < best:
-            best = total
-    return best
-
-
-@cache
-def _drop_table(ace_high: bool, max_run_length: int | None) -> list[int]:
-    """For each 13-bit suit mask, the best card to drop as ``deadwood left << 4 | bit``.
-
-    Best: the least run-only deadwood left, then the higher value, then the higher bit
-    (the same order as :func:`best_discard_mask`'s ties, so suits can be compared).
-    """
-    table = _run_table(ace_high, max_run_length)
-    drops = [0] * 8192
-    for mask in range(1, 8192):
-        bit = max(
-            (bit for bit in range(13) if mask >> bit & 1),
-            key=lambda bit: (-table[mask ^ 1 << bit], _BIT_VALUE[bit], bit),
-        )
-        drops[mask] = table[mask ^ 1 << bit] << 4 | bit
-    return drops
-
-
-def best_discard_mask(mask: int, rules: RuleSet = CLASSIC) -> tuple[int, int]:
-    """(bit of the best discard, deadwood left) for a single-deck hand mask.
-
-    Ties go to the higher value, then the higher bit. For each choice of sets the
-    best discard of each suit is one lookup; a discard lowers deadwood by at most
-    10, so choices of sets that leave more than 10 above the best so far are skipped.
-    """
-    if not mask:
-        raise ValueError("there is no card to discard")
-    table = _run_table(rules.ace_high, rules.max_run_length)
-    drops = _drop_table(rules.ace_high, rules.max_run_length)
-    a, b, c, d = mask & _SUIT, mask >> 13 & _SUIT, mask >> 26 & _SUIT, mask >> 39
-    if not (a & b & (c | d)) | (c & d & (a | b)):  # no three of a rank: runs alone
-        choices = [(table[a] + table[b] + table[c] + table[d], (a, b, c, d))]
-    else:
-        choices = _set_choice_totals(mask, table)
-    best = 1 << 30  # deadwood << 10 | _DISCARD_TIE[bit]: the least is the best discard
-    for total, suits in choices:
-        if total - 10 > best >> 10:
-            break
-        for offset, held in zip((0, 13, 26, 39), suits, strict=True):
-            if held:
-                drop = drops[held]
-                key = (total - table[held] + (drop >> 4)) << 10 | _DISCARD_TIE[(drop & 15) + offset]
-                if key < best:
-                    best = key
-    return 63 - (best & 63), best >> 10
-
-
-def _set_choice_totals(mask: int, table: list[int]) -> list[tuple[int, tuple[int, int, int, int]]]:
-    """For each choice of sets, (run-only deadwood of the rest, the rest by suit), least
-    deadwood first."""
-    choices = []
-    for sets in _set_choices(mask, 0):
-        rest = mask ^ sets
-        suits = (rest & _SUIT, rest >> 13 & _SUIT, rest >> 26 & _SUIT, rest >> 39)
-        a, b, c, d = suits
-        choices.append((table[a] + table[b] + table[c] + table[d], suits))
-    choices.sort()
-    return choices
-
-
-def _card_bits(card: Card) -> int:
-    """A card's bit in a hand mask, plus bit 52 for a joker and bit 64 for a second copy."""
-    if card.rank == 0:
-        return 1 << 52
-    return 1 << card.face | card.copy << 64
-
-
-# Every card of cards.deck() exists once, so its id finds its bits without hashing a Card.
-_BITS_BY_ID = {id(card): _card_bits(card) for card in deck(108)}
-
-
-def _single_deck(cards: Sequence[Card]) -> tuple[int, bool] | None:
-    """(hand mask, whether every card is a first copy), or None for a hand with a joker
-    or two copies of one card, which the single-deck functions cannot take."""
-    try:
-        total = sum(map(_BITS_BY_ID.__getitem__, map(id, cards)))
-    except KeyError:  # a Card made outside cards.deck()
-        total = sum(map(_card_bits, cards))
-    mask = total & _DECK
-    if total >> 52 & 0xFFF or mask.bit_count() != len(cards):
-        return None
-    return mask, total < 1 << 64
-
-
-def hand_mask(cards: Iterable[Card]) -> int:
-    """The 52-bit mask (bit ``suit * 13 + rank - 1``) of a hand for the fast functions."""
-    single = _single_deck(list(cards))
-    if single is None:
-        raise ValueError("a hand mask holds no joker and no two copies of one card")
-    return single[0]
-
-
-# -- the general path ---------------------------------------------------------------
-
-
-def _meld_masks(cards: Sequence[Card], rules: RuleSet) -> list[int]:
-    """Every meld these cards can make, as a bitmask over their positions."""
-    jokers = [1 << i for i, card in enumerate(cards) if card.rank == 0]
-    wild = min(rules.jokers_per_meld, len(jokers))
-    with_jokers = [[sum(combo) for combo in combinations(jokers, n)] for n in range(wild + 1)]
-    copies: dict[int, list[int]] = {}
-    for i, card in enumerate(cards):
-        if card.rank:
-            copies.setdefault(card.face, []).append(1 << i)
-    found: set[int] = set()
-
-    def add(naturals: Sequence[list[int]], n_jokers: int) -> None:
-        for picks in product(*naturals):
-            base = sum(picks)
-            found.update(base | extra for extra in with_jokers[n_jokers])
-
-    for rank in range(1, 14):
-        suits = [copies[face] for face in range(rank - 1, 52, 13) if face in copies]
-        for size in range(1, len(suits) + 1):
-            for n_jokers in range(max(0, 3 - size), min(wild, 4 - size) + 1):
-                for chosen in combinations(suits, size):
-                    add(chosen, n_jokers)
-
-    longest = min(rules.max_run_length or 13, 13)
-    top = 14 if rules.ace_high else 13
-    for suit in range(4):
-        spots = [copies.get(suit * 13 + (0 if spot == 14 else spot - 1), []) for spot in range(15)]
-        for low in range(1, top - 1):
-            for length in range(3, min(longest, top - low + 1) + 1):
-                window = spots[low : low + length]
-                empty = {i for i, held in enumerate(window) if not held}
-                if len(empty) > wild:
-                    break
-                for n_jokers in range(len(empty), min(wild, length - 1) + 1):
-                    for wild_spots in combinations(range(length), n_jokers):
-                        if empty.issubset(wild_spots):
-                            naturals = [window[i] for i in range(length) if i not in wild_spots]
-                            add(naturals, n_jokers)
-    return sorted(found)
-
-
-class _Search:
-    """Least deadwood over subsets of one hand's cards, memoised by the mask of cards left."""
-
-    def __init__(self, cards: Iterable[Card], rules: RuleSet) -> None:
-        self.cards = sorted(cards, key=lambda card: card.index)
-        self.full = (1 << len(self.cards)) - 1
-        self.values = [card_value(card, rules) for card in self.cards]
-        self.melds_from: list[list[int]] = [[] for _ in self.cards]
-        for meld in _meld_masks(self.cards, rules):
-            self.melds_from[(meld & -meld).bit_length() - 1].append(meld)
-        self.memo = {0: 0}
-
-    def deadwood(self, left: int) -> int:
-        best = self.memo.get(left)
-        if best is not None:
-            return best
-        low = left & -left
-        first = low.bit_length() - 1
-        best = self.values[first] + self.deadwood(left ^ low)
-        for meld in self.melds_from[first]:
-            if meld & left == meld:
-                best = min(best, self.deadwood(left ^ meld))
-        self.memo[left] = best
-        return best
-
-    def arrangements(self, left: int) -> Iterator[list[int]]:
-        """Every way to meld ``left`` with least deadwood, as lists of meld masks."""
-        if not left:
-            yield []
-            return
-        target = self.deadwood(left)
-        low = left & -left
-        first = low.bit_length() - 1
-        if self.values[first] + self.deadwood(left ^ low) == target:
-            yield from self.arrangements(left ^ low)
-        for meld in self.melds_from[first]:
-            if meld & left == meld and self.deadwood(left ^ meld) == target:
-                for rest in self.arrangements(left ^ meld):
-                    yield [meld, *rest]
-
-    def cards_of(self, mask: int) -> list[Card]:
-        return [card for i, card in enumerate(self.cards) if mask >> i & 1]
-
-    def meld(self, mask: int) -> Meld:
-        return Meld(tuple(self.cards_of(mask)))
+def _meld(search: MeldSearch, mask: int) -> Meld:
+    """The meld of a mask over the search's cards."""
+    return Meld(tuple(search.cards_of(mask)))
 
 
 def all_melds(cards: Iterable[Card], rules: RuleSet = CLASSIC) -> list[Meld]:
     """Every valid meld made of these cards only, in a fixed order."""
-    search = _Search(cards, rules)
-    melds = [search.meld(mask) for masks in search.melds_from for mask in masks]
-    return sorted(melds, key=lambda meld: [_order(card) for card in meld.cards])
+    search = MeldSearch(cards, rules)
+    return _sorted_melds(_meld(search, mask) for masks in search.melds_from for mask in masks)
 
 
 def min_deadwood(cards: Iterable[Card] | int, rules: RuleSet = CLASSIC) -> int:
-    """Least deadwood over every way to meld the hand (a mask: see :func:`hand_mask`)."""
+    """Least deadwood over every way to meld the hand (a mask: see
+    :func:`ginp2p.game.masks.hand_mask`)."""
     if isinstance(cards, int):
         return min_deadwood_mask(cards, rules)
     if not isinstance(cards, list | tuple):
         cards = list(cards)
-    single = _single_deck(cards)
+    single = single_deck(cards)
     if single is not None:
         return min_deadwood_mask(single[0], rules)
-    return _general_min_deadwood(cards, rules)
+    return general_min_deadwood(cards, rules)
 
 
 def best_discard(cards: Iterable[Card], rules: RuleSet = CLASSIC) -> tuple[Card, int]:
@@ -579,28 +305,11 @@ def best_discard(cards: Iterable[Card], rules: RuleSet = CLASSIC) -> tuple[Card,
     cards = list(cards)
     if not cards:
         raise ValueError("there is no card to discard")
-    single = _single_deck(cards)
+    single = single_deck(cards)
     if single is not None and single[1]:  # then a card's index is its bit
         bit, left = best_discard_mask(single[0], rules)
         return next(card for card in cards if card.face == bit), left
-    return _general_best_discard(cards, rules)
-
-
-def _general_min_deadwood(cards: Sequence[Card], rules: RuleSet) -> int:
-    """:func:`min_deadwood` for any hand (jokers, two decks): the memoised search."""
-    search = _Search(cards, rules)
-    return search.deadwood(search.full)
-
-
-def _general_best_discard(cards: Sequence[Card], rules: RuleSet) -> tuple[Card, int]:
-    """:func:`best_discard` for any hand (jokers, two decks), with the same ties."""
-    search = _Search(cards, rules)
-    after: dict[int, int] = {}  # two copies of a card, or two jokers, are the same discard
-    for i, card in enumerate(search.cards):
-        if card.face not in after:
-            after[card.face] = search.deadwood(search.full ^ 1 << i)
-    card = min(cards, key=lambda card: (after[card.face], -card_value(card, rules), -card.index))
-    return card, after[card.face]
+    return general_best_discard(cards, rules)
 
 
 # -- layoffs ------------------------------------------------------------------------
@@ -809,7 +518,7 @@ def best_layoffs(
     Returns (own melds, layoffs, deadwood left). Ties go to fewer laid-off cards,
     then to a fixed order of the choices.
     """
-    search = _Search(defender_cards, rules)
+    search = MeldSearch(defender_cards, rules)
     choices = [_layoff_choices(meld, search.cards, rules) for meld in knocker_melds]
     best: tuple[int, int] | None = None
     best_picks: list[int] = []
@@ -832,7 +541,7 @@ def best_layoffs(
         for card in search.cards_of(chosen)
     ]
     left = search.full ^ sum(best_picks)
-    melds = _sorted_melds(search.meld(mask) for mask in next(search.arrangements(left)))
+    melds = _sorted_melds(_meld(search, mask) for mask in next(search.arrangements(left)))
     return melds, layoffs, search.deadwood(left)
 
 
@@ -850,7 +559,7 @@ def best_arrangement(
     decide what the defender can lay off. A card counts if some set of unseen cards
     containing it could be laid off onto one of the melds.
     """
-    search = _Search(cards, rules)
+    search = MeldSearch(cards, rules)
     arrangements = search.arrangements(search.full)
     chosen = next(arrangements)
     if unseen is not None:
@@ -869,7 +578,7 @@ def best_arrangement(
         def exposed(masks: list[int]) -> int:
             faces: set[int] = set()
             for mask in masks:
-                meld = search.meld(mask)
+                meld = _meld(search, mask)
                 key = tuple(card.face for card in meld.cards)
                 if key not in layable_faces:
                     layable = _layable(meld, candidates, rules)
@@ -884,5 +593,5 @@ def best_arrangement(
             count = exposed(other)
             if count < fewest:
                 chosen, fewest = other, count
-    melds = _sorted_melds(search.meld(mask) for mask in chosen)
+    melds = _sorted_melds(_meld(search, mask) for mask in chosen)
     return melds, sorted(search.cards_of(search.full ^ sum(chosen)), key=_order)

@@ -1,7 +1,7 @@
 """Whole matches between computer players, through the engine alone.
 
-Used by ``scripts/simulate.py``, by the tests (determinism, every preset) and,
-until two peers can connect, by ``ginp2p play``. Randomness comes in as a seed:
+Used by ``scripts/simulate.py``, by the tests (determinism, every preset) and by
+``ginp2p selfplay``. Randomness comes in as a seed:
 the same seed gives the same decks, the same moves and the same result.
 """
 
@@ -12,8 +12,9 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ginp2p.game import bot, match
+from ginp2p.game.actions import Action
 from ginp2p.game.cards import deck
-from ginp2p.game.engine import Action, DeckKnowledge, HandState
+from ginp2p.game.hand import DeckKnowledge, HandState
 from ginp2p.game.match import MatchState
 from ginp2p.game.rules import RuleSet
 

@@ -31,9 +31,9 @@ from zeroconf import (
 )
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-from ginp2p.files.identity import KEY_TEXT_LENGTH, key_from_text, key_to_text
 from ginp2p.present.words import for_screen
 from ginp2p.proto.events import VERSION
+from ginp2p.proto.keytext import KEY_TEXT_LENGTH, key_from_text, key_to_text
 
 __all__ = [
     "DEFAULT_PORT",

@@ -54,6 +54,8 @@ import nacl.bindings
 import nacl.exceptions
 import spake2
 
+from ginp2p.errors import Ginp2pError
+
 __all__ = [
     "DEFAULT_ATTEMPTS",
     "PAIRING_VERSION",
@@ -186,7 +188,12 @@ def _curve(ed_key: bytes) -> bytes | None:
 # ---------------------------------------------------------------- the protocol
 
 
-class PairingError(Exception):
+def _pack(obj: object) -> bytes:
+    packed: bytes = msgpack.packb(obj)
+    return packed
+
+
+class PairingError(Ginp2pError):
     """Pairing failed; ``str(err)`` says why in words for the player.
 
     ``reply``, if not None, is a last message to send the peer before closing so it
@@ -358,7 +365,7 @@ class HostPairing(_Side):
         self._expect_mac = _mac(shared, b"guest", self._own_key, guest_key)
         self._state = _State.WAIT
         mac_host = _mac(shared, b"host", self._own_key, guest_key)
-        return msgpack.packb([self._own_key, pake_a, mac_host])
+        return _pack([self._own_key, pake_a, mac_host])
 
 
 class GuestPairing(_Side):
@@ -387,7 +394,7 @@ class GuestPairing(_Side):
         if self._state is not _State.START:
             raise self._finished()
         self._state = _State.WAIT
-        return msgpack.packb([PAIRING_VERSION, self._own_key, self._pake.start()])
+        return _pack([PAIRING_VERSION, self._own_key, self._pake.start()])
 
     def receive(self, msg: bytes) -> bytes | None:
         """Take the host's answer; return the last message to send (pairing is done
@@ -407,7 +414,7 @@ class GuestPairing(_Side):
             shared = self._pake.finish(pake_a)
         except Exception:  # the spake2 package raises several types on bad points
             raise self._fail("malformed pairing answer: its code exchange is not valid") from None
-        reply = msgpack.packb([_mac(shared, b"guest", host_key, self._own_key)])
+        reply = _pack([_mac(shared, b"guest", host_key, self._own_key)])
         if not hmac.compare_digest(mac_host, _mac(shared, b"host", host_key, self._own_key)):
             raise self._fail(WRONG_CODE, reply)
         self._state = _State.DONE

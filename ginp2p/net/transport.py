@@ -6,12 +6,14 @@ host runs a ZAP handler that admits pinned keys only (plus unknown keys while it
 pairing), and because ZAP admits *connections*, not frames, the host itself drops
 every frame but ``pair`` from a CURVE User-Id that is not pinned. ZMTP heartbeats
 notice a dead or frozen peer; the socket monitor turns connects and disconnects into
-:class:`LinkUp` / :class:`LinkDown` events, so the UI can say "reconnecting…".
+:class:`~ginp2p.net.endpoint.LinkUp` / :class:`~ginp2p.net.endpoint.LinkDown` events,
+so the UI can say "reconnecting…".
 
-A message is a few ZeroMQ frames: a small msgpack header ``[type, …]``, then the raw
-payload (one stored wire entry, or one pairing message). See :func:`decode_frame` for
-the exact shapes. Everything about the game (what to send, what a ``have`` means) is
-the session's: this module never looks inside an entry.
+A message is the frames of :func:`ginp2p.proto.frames.encode_frame`. Everything about
+the game (what to send, what a ``have`` means) is the link's and the session's: this
+module never looks inside an entry. :class:`HostEndpoint` and :class:`GuestEndpoint`
+are the :class:`~ginp2p.net.endpoint.HostSide` and
+:class:`~ginp2p.net.endpoint.GuestSide` the drivers use.
 
 Sockets, the authenticator and the context are created inside the running event loop
 (pyzmq#1558) and closed explicitly with ``linger=0`` (pyzmq#102, #1413).
@@ -26,53 +28,45 @@ import ipaddress
 import logging
 import os
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
-import msgpack
 import zmq
 import zmq.asyncio
 from zmq.utils import z85
 from zmq.utils.monitor import parse_monitor_message
 
-from ginp2p.present.words import for_screen
-from ginp2p.proto.events import MAX_WIRE
+from ginp2p.files.identity import Identity
+from ginp2p.net.endpoint import (
+    BROKEN_HANDSHAKE,
+    NOT_PAIRED_YET,
+    REFUSED_HANDSHAKE,
+    REFUSED_STRANGER,
+    BadFrame,
+    ConnectRefused,
+    LinkDown,
+    LinkUp,
+    NetError,
+    NetEvent,
+    PortInUse,
+    Received,
+    Rejected,
+)
+from ginp2p.proto.frames import Frame, FrameError, PairFrame, decode_frame, encode_frame
 
 __all__ = [
+    "MAX_BACKLOG",
     "MAX_MESSAGE",
-    "NET_VERSION",
-    "BadFrame",
-    "ByeFrame",
-    "ConnectRefused",
-    "EntryFrame",
-    "Frame",
-    "FrameError",
     "GuestEndpoint",
-    "HaveFrame",
     "HostEndpoint",
-    "LinkDown",
-    "LinkUp",
-    "NetError",
-    "NetEvent",
-    "PairFrame",
-    "PortInUse",
-    "Received",
-    "Rejected",
+    "ZeroMQ",
     "curve_key",
-    "decode_frame",
-    "encode_frame",
     "raise_open_files_limit",
 ]
 
 log = logging.getLogger(__name__)
 
-#: The peer protocol's version, carried by ``have``: two peers must speak the same one.
-NET_VERSION = 1
 #: ZMQ_MAXMSGSIZE: far above the largest entry (a 108-card lock is about 28 KB).
 MAX_MESSAGE = 1 << 20
-MAX_HEADER = 256
-MAX_PAIR = 16 * 1024
-MAX_REASON = 200
 #: Received frames not yet taken by the game. Past this, reading pauses, so a flood
 #: waits in ZeroMQ's bounded queues and then in its sender's TCP window, not in memory.
 MAX_BACKLOG = 256
@@ -87,124 +81,9 @@ MAX_GROWTH = 256 << 20
 #: closes one that never greets after its 30 s handshake interval. 10240 is macOS's
 #: per-process ceiling.
 OPEN_FILES = 10240
-_UINT32 = 2**32 - 1
 ZAP_DOMAIN = "ginp2p"
 HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 3000
-
-# ------------------------------------------------------------------------ frames
-
-
-@dataclass(frozen=True, slots=True)
-class EntryFrame:
-    """One stored wire entry ``[packed, signature]``, byte for byte."""
-
-    wire: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class HaveFrame:
-    """Resync: the contiguous seqs the sender stores per feed. ``reply``: answer with
-    your own ``have`` (so the asker learns what you lack; never answered twice)."""
-
-    version: int
-    seq_host: int
-    seq_guest: int
-    reply: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class PairFrame:
-    """An opaque pairing message (ginp2p.net.pairing's bytes)."""
-
-    payload: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class ByeFrame:
-    """The sender is leaving (match over, or the player quit); ``reason`` is for people."""
-
-    reason: str = ""
-
-
-Frame = EntryFrame | HaveFrame | PairFrame | ByeFrame
-
-
-class FrameError(ValueError):
-    """Bytes from the network that are no frame: dropped, never a crash."""
-
-
-def _pack(obj: Any) -> bytes:
-    return msgpack.packb(obj, use_bin_type=True)  # type: ignore[no-any-return]
-
-
-def encode_frame(frame: Frame) -> list[bytes]:
-    """The ZeroMQ frames of one message (header first)."""
-    if isinstance(frame, EntryFrame):
-        return [_pack(["entry"]), bytes(frame.wire)]
-    if isinstance(frame, HaveFrame):
-        return [_pack(["have", frame.version, frame.seq_host, frame.seq_guest, frame.reply])]
-    if isinstance(frame, PairFrame):
-        return [_pack(["pair"]), bytes(frame.payload)]
-    if isinstance(frame, ByeFrame):
-        return [_pack(["bye", frame.reason[:MAX_REASON]])]
-    raise TypeError(f"not a frame: {frame!r}")
-
-
-def _uint(value: Any, what: str) -> int:
-    if type(value) is not int or not 0 <= value <= _UINT32:
-        raise FrameError(f"{what} is not a sequence number")
-    return value
-
-
-def decode_frame(parts: Sequence[bytes]) -> Frame:
-    """Parse one message's frames; FrameError for anything that is not exactly:
-
-    ``entry``: ``["entry"]`` + one payload of 1..MAX_WIRE bytes;
-    ``have``: ``["have", version, seq_host, seq_guest, reply]`` and nothing after
-    (a ``have`` of another version decodes to its version alone, so a mismatch can be
-    reported whatever the rest looks like);
-    ``pair``: ``["pair"]`` + one payload of 1..MAX_PAIR bytes;
-    ``bye``: ``["bye", reason]`` (a str of at most 200 characters), the reason as a
-    screen may show it (``words.for_screen``): whoever prints it, the other side's words
-    arrive here once, and a terminal escape in them would reach the player's screen.
-    """
-    if not parts:
-        raise FrameError("an empty message")
-    raw = bytes(parts[0])
-    if len(raw) > MAX_HEADER:
-        raise FrameError("the header is too long")
-    try:
-        header = msgpack.unpackb(
-            raw, raw=False, max_bin_len=0, max_str_len=MAX_REASON * 4, max_array_len=8,
-            max_map_len=0, max_ext_len=0,
-        )  # fmt: skip
-    except Exception as exc:
-        raise FrameError(f"an undecodable header: {type(exc).__name__}") from None
-    if type(header) is not list or not header or type(header[0]) is not str:
-        raise FrameError("the header is not [type, …]")
-    kind, rest, payload = header[0], header[1:], [bytes(p) for p in parts[1:]]
-    if kind == "have":
-        if not rest or type(rest[0]) is not int:
-            raise FrameError("a have without a version")
-        if rest[0] != NET_VERSION:
-            return HaveFrame(rest[0], 0, 0, False)
-        if len(rest) != 4 or payload or type(rest[3]) is not bool:
-            raise FrameError("a malformed have")
-        return HaveFrame(rest[0], _uint(rest[1], "seq_host"), _uint(rest[2], "seq_guest"), rest[3])
-    if kind in ("entry", "pair"):
-        limit = MAX_WIRE if kind == "entry" else MAX_PAIR
-        if rest or len(payload) != 1:
-            raise FrameError(f"an {kind} frame carries one payload")
-        if not 0 < len(payload[0]) <= limit:
-            raise FrameError(f"an {kind} payload of {len(payload[0])} bytes")
-        return EntryFrame(payload[0]) if kind == "entry" else PairFrame(payload[0])
-    if kind == "bye":
-        if len(rest) != 1 or type(rest[0]) is not str or len(rest[0]) > MAX_REASON or payload:
-            raise FrameError("a malformed bye")
-        return ByeFrame(for_screen(rest[0]))
-    raise FrameError(f"an unknown frame type {kind[:20]!r}")
-
 
 # ------------------------------------------------------------------------ keys, join strings
 
@@ -213,7 +92,8 @@ def curve_key(ed25519_public_key: bytes) -> bytes:
     """The CURVE (X25519) public key of an Ed25519 public key (docs/log.md §8, the identity key)."""
     import nacl.bindings
 
-    return nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(ed25519_public_key)  # type: ignore[no-any-return]
+    key: bytes = nacl.bindings.crypto_sign_ed25519_pk_to_curve25519(ed25519_public_key)
+    return key
 
 
 def _tcp(host: str, port: int | str) -> str:
@@ -221,87 +101,6 @@ def _tcp(host: str, port: int | str) -> str:
         if ipaddress.ip_address(host).version == 6:
             return f"tcp://[{host}]:{port}"
     return f"tcp://{host}:{port}"
-
-
-# ------------------------------------------------------------------------ events
-
-
-@dataclass(frozen=True, slots=True)
-class Received:
-    """A frame from ``peer`` (its CURVE public key, 32 bytes)."""
-
-    frame: Frame
-    peer: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class LinkUp:
-    peer: bytes | None
-
-
-@dataclass(frozen=True, slots=True)
-class LinkDown:
-    peer: bytes | None
-
-
-#: The host's words for a key its ZAP handler refused, and for a failed handshake.
-REFUSED_STRANGER = "refused a connection from a player not paired with this host"
-REFUSED_HANDSHAKE = (
-    "refused a connection that did not complete the encrypted greeting (a "
-    "wrong key in the join string, or not a ginp2p program)"
-)
-#: A greeting that broke off without a protocol error: mostly a reconnect that gave up
-#: while this computer was frozen or busy, not an attack; said as such.
-BROKEN_HANDSHAKE = (
-    "a connection broke off during the encrypted greeting (a reconnect that "
-    "timed out while this computer was busy or asleep, or a network fault)"
-)
-#: Why the host drops a message from a key admitted while it pairs (not a ``pair`` one).
-NOT_PAIRED_YET = "a player not paired with this host may only pair"
-
-
-@dataclass(frozen=True, slots=True)
-class Rejected:
-    """A connection that did not get through. Host: a key ZAP refused (``peer``) or a
-    failed handshake; ``reason`` is a whole line. Guest: the host refused our key
-    (``auth``) or the handshake failed (most likely a wrong host key)."""
-
-    peer: bytes | None
-    reason: str
-    auth: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class ConnectRefused:
-    """Guest: the host's machine refused a connection (nothing listens at that port
-    yet, or the port is wrong). ZeroMQ retries such a connection in silence, as it does
-    one that is never answered (a firewall that drops it): this tells them apart.
-    ``for_s``: seconds since the first of these refusals in a row."""
-
-    for_s: float
-
-
-@dataclass(frozen=True, slots=True)
-class BadFrame:
-    """A message that was dropped: undecodable, or not allowed from an unpinned key.
-    ``connection``: host, which connection of ``peer`` it came on (1 for the first the
-    ZAP handler admitted, 2 for the next, ...; 0 if unknown), so a key told to pair on
-    one connection is told again on the next (a new ``join`` with the same key)."""
-
-    peer: bytes | None
-    reason: str
-    connection: int = 0
-
-
-NetEvent = Received | LinkUp | LinkDown | Rejected | BadFrame | ConnectRefused
-
-
-class NetError(Exception):
-    """The transport cannot be set up (a port in use, a bad address)."""
-
-
-class PortInUse(NetError):
-    pass
 
 
 # ------------------------------------------------------------------------ endpoints
@@ -486,6 +285,8 @@ class HostEndpoint(_Endpoint):
     reported as :class:`BadFrame`). :meth:`drop_connections` ends every connection
     (after a failed pairing: ZAP admits connections, and a ROUTER cannot close one).
     """
+
+    role: Literal["host"] = "host"
 
     def __init__(
         self,
@@ -696,6 +497,8 @@ class GuestEndpoint(_Endpoint):
     route at once (ROUTER_HANDOVER) instead of waiting for the heartbeat to drop it.
     """
 
+    role: Literal["guest"] = "guest"
+
     def __init__(
         self, curve_public: bytes, curve_secret: bytes, server_key: bytes, host: str, port: int
     ) -> None:
@@ -767,3 +570,18 @@ class GuestEndpoint(_Endpoint):
 
     async def send(self, frame: Frame, to: bytes | None = None) -> bool:
         return await self._send_parts(encode_frame(frame))
+
+
+class ZeroMQ:
+    """Makes a game's ZeroMQ endpoints from the player's identity (the endpoints a game
+    is played over unless a test gives others)."""
+
+    def host(self, identity: Identity, *, bind: str, port: int, pinned: set[bytes],
+             pairing: bool, any_port_if_taken: bool) -> HostEndpoint:  # fmt: skip
+        return HostEndpoint(identity.curve_public_key, identity.curve_secret_key, bind=bind,
+                            port=port, pinned=pinned, pairing=pairing,
+                            any_port_if_taken=any_port_if_taken)  # fmt: skip
+
+    def guest(self, identity: Identity, server_key: bytes, host: str, port: int) -> GuestEndpoint:
+        return GuestEndpoint(identity.curve_public_key, identity.curve_secret_key, server_key,
+                             host, port)  # fmt: skip

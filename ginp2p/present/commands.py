@@ -10,16 +10,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from ginp2p.errors import Ginp2pError
 from ginp2p.game import engine
 from ginp2p.game.engine import Action, HandState, Phase
 from ginp2p.game.rules import RuleSet
+from ginp2p.present.draft import Draft, draft_from
+from ginp2p.present.view import knock_options, meld_order
 from ginp2p.present.words import commands_in, for_screen, goal_words, rules_help, settings_words
-from ginp2p.proto.protocol import PeerProtocol
-
-if TYPE_CHECKING:
-    from ginp2p.present.view import Draft
 
 __all__ = [
     "HELP_WORDS",
@@ -35,6 +34,7 @@ __all__ = [
     "RulesCmd",
     "RulesOffered",
     "StopCmd",
+    "Turn",
     "describe_rules",
     "parse_command",
 ]
@@ -122,7 +122,32 @@ def describe_rules(rules: RuleSet) -> str:
 Command = Act | ResignCmd | ClaimCmd | ChatCmd | QuitCmd | StopCmd | RulesCmd
 
 
-class CommandError(ValueError):
+class Turn(Protocol):
+    """What :func:`parse_command` reads of a player's seat: whose move it is, the hand
+    as this player sees it, and what the other player owes meanwhile."""
+
+    @property
+    def me(self) -> int: ...
+
+    @property
+    def my_turn(self) -> bool: ...
+
+    @property
+    def owed(self) -> str | None:
+        """What the other player owes now, in words (None: nothing)."""
+        ...
+
+    @property
+    def signed_names(self) -> tuple[str, str]:
+        """The players' names as their hellos gave them ("" before a hello)."""
+        ...
+
+    def hand(self) -> HandState | None:
+        """The hand as this player sees it (None between hands)."""
+        ...
+
+
+class CommandError(Ginp2pError, ValueError):
     """A line a person typed that is no command now; the message says why, in one line."""
 
 
@@ -311,7 +336,6 @@ def _lay_down(action: Action, view: HandState, me: int, text: str) -> Action:
     from dataclasses import replace
 
     from ginp2p.game.melds import Layoff, Meld
-    from ginp2p.present.view import draft_from
 
     if action.kind not in ("knock", "gin", "big_gin", "wall_knock", "show"):
         raise CommandError(f"only a knock, a gin or a show lays down melds ({text})")
@@ -357,7 +381,6 @@ def _not_laid(d: Draft, cards: set[Any], typed: str, rules: RuleSet) -> str:
     only melds within the knock limit, so "not a meld" would be wrong about the second."""
     from ginp2p.game import melds as M
     from ginp2p.game.cards import card_order
-    from ginp2p.present.view import meld_order
 
     if d.kind == "show":
         return f"[{typed.strip()}] is not a meld you can lay down here"
@@ -382,11 +405,11 @@ def _not_laid(d: Draft, cards: set[Any], typed: str, rules: RuleSet) -> str:
         f"{best})"  # fmt: skip
 
 
-def parse_command(text: str, proto: PeerProtocol) -> Command | str:
+def parse_command(text: str, seat: Turn) -> Command | str:
     """A typed line → a command, or "help"/"look"; CommandError says what is wrong.
 
-    Pure: reads the protocol's view and legal moves, changes nothing. The protocol
-    checks the move again when it is played.
+    Pure: reads the seat's hand and legal moves, changes nothing. The protocol checks
+    the move again when it is played.
     """
     words = text.strip().split()
     if not words:
@@ -421,16 +444,16 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if len(args) > 1:
         raise CommandError(f"{verb} takes one card, not {' '.join(args)!r} (help lists "
                            "the commands)")  # fmt: skip
-    if not proto.my_turn:
-        owed = proto.table.owes(proto.opponent)
-        who = proto.table.names[proto.opponent] or "the other player"
+    if not seat.my_turn:
+        owed = seat.owed
+        who = seat.signed_names[1 - seat.me] or "the other player"
         raise CommandError(
-            f"not your move: waiting for {who}: {owed.what}" if owed else "not your move now"
+            f"not your move: waiting for {who}: {owed}" if owed else "not your move now"
         )
-    view = proto.view()
+    view = seat.hand()
     assert view is not None
     legal = engine.legal_actions(view)
-    me = proto.me
+    me = seat.me
     if verb == "knock" and args and view.rules.knock_instead_of_draw and view.phase is Phase.DRAW:
         # before any card is looked up: whatever card is typed, this knock takes none
         why = (
@@ -479,8 +502,6 @@ def parse_command(text: str, proto: PeerProtocol) -> Command | str:
     if verb == "gin":
         if card is None:
             return pick(lambda a: a.kind == "big_gin", "gin with which discard? (gin 7h)")
-        from ginp2p.present.view import knock_options
-
         gins = [k.action for k in knock_options(view, legal)[0] if k.gin]  # the wall's too
         return pick(lambda a: a in gins and a.discard == card,  # type: ignore[union-attr]
                     _taken_words(card) if engine.forbidden_discard(view) == card else

@@ -1,6 +1,7 @@
 """Sentences for people about moves and finished hands, shared by the console, the
 replay, the export and the audit, so that each says a move or a hand's end the same
-way."""
+way. The names of the entry kinds and the filter for text from another peer are the
+protocol's (:mod:`ginp2p.proto.text`); they are importable from here too."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from collections.abc import Callable, Sequence
 from ginp2p.game.cards import Card
 from ginp2p.game.engine import Action, HandEnd, HandResult
 from ginp2p.game.rules import RuleSet
+from ginp2p.proto.text import KIND_WORDS, for_screen, sent_words
+from ginp2p.proto.text import MOVE_WORDS as _MOVES
 
 __all__ = ["END_WORDS", "KIND_WORDS", "MATCH_ENDS", "action_words", "commands_in", "count",
            "ending", "for_screen", "forfeited_lead_words", "goal_words", "hands_words",
@@ -46,66 +49,6 @@ def count(n: int, what: str) -> str:
     if what.endswith("y") and what[-2:-1] not in "aeiou":
         return f"{n} {what[:-1]}ies"
     return f"{n} {what}s"
-
-
-#: A move as (present, past): the replay tells a game as it unfolds, the table tells
-#: what just happened. ``{card}`` is the card drawn or taken, where the viewer sees it.
-_MOVES = {
-    "draw_stock": ("draws{card} from the stock", "drew{card} from the stock"),
-    "draw_discard": ("takes{card} from the pile", "took{card} from the pile"),
-    "take_upcard": ("takes the upcard{card}", "took the upcard{card}"),
-    "pass_upcard": ("passes the upcard", "passed the upcard"),
-    "wall_pass": ("passes at the wall", "passed at the wall"),
-    "discard": ("discards", "discarded"),
-    "knock": ("knocks", "knocked"),
-    "gin": ("goes gin", "went gin"),
-    "big_gin": ("goes big gin", "went big gin"),
-    "wall_knock": ("knocks at the wall", "knocked at the wall"),
-    "declare_rumino": ("declares rumino", "declared rumino"),
-    "resign": ("resigns", "resigned"),
-}
-
-
-#: Each kind of log entry as a noun phrase: "a commitment", "a knock".
-KIND_WORDS = {
-    "hello": "a hello",
-    "nonce": "the host's half of the coin toss",
-    "commit": "a commitment",
-    "shuffle": "a shuffle",
-    "challenge": "a challenge",
-    "answers": "answers to a challenge",
-    "lock": "a lock",
-    "keys": "the deal keys",
-    "stock_key": "the key for a stock card",
-    "open": "the opening of the seeds",
-    "checkpoint": "a checkpoint",
-    "resign": "a resignation",
-    "claim": "a claim",
-    "dispute": "a dispute",
-    "chat": "a chat line",
-    "pass_upcard": "a pass of the upcard",
-    "take_upcard": "a take of the upcard",
-    "draw_stock": "a draw from the stock",
-    "draw_discard": "a draw from the pile",
-    "discard": "a discard",
-    "knock": "a knock",
-    "gin": "a gin",
-    "big_gin": "a big gin",
-    "wall_knock": "a knock at the wall",
-    "wall_pass": "a pass at the wall",
-    "show": "a show of melds",
-    "declare_rumino": "a rumino",
-}
-
-
-def sent_words(kind: str, who: str) -> str:
-    """What ``who`` did by writing an entry of ``kind``: "Ann took the upcard", "Bob
-    sent a commitment"."""
-    if kind == "show":
-        return f"{who} showed their melds"
-    if kind in _MOVES:
-        return f"{who} {_MOVES[kind][1].format(card='')}"
-    return f"{who} sent {KIND_WORDS.get(kind, kind)}"
 
 
 def action_words(action: Action, who: str, card: Card | None = None, *, past: bool = False,
@@ -405,22 +348,6 @@ def hands_words(numbers: Sequence[int]) -> str:
     """The hands a log reaches, for an error that names one it does not: "hands 1-4",
     "only hand 1"."""
     return f"hands {numbers[0]}-{numbers[-1]}" if len(numbers) > 1 else f"only hand {numbers[0]}"
-
-
-def for_screen(text: str) -> str:
-    """Text from another machine as a screen (or a file for people) may show it: the one
-    filter for everything another peer wrote, be it a name (a hello, a LAN announcement,
-    a pinned player), a chat line, a reason (a bye, a resign), a claim's or a dispute's
-    words, or a rule set's name. Every character that is not printable becomes \ufffd.
-    ``str.isprintable`` is false for the control characters (C0 and C1, so every
-    terminal escape), the format characters (Unicode's Cf: the bidirectional overrides
-    and isolates U+202A..U+202E and U+2066..U+2069, by which a name could display as
-    another, and the invisible U+200B..U+200F), the line and paragraph separators and
-    unassigned code points. The emoji joiner U+200D, a format character too, is kept:
-    it only glues emoji into one picture (a family, a flag) and moves nothing."""
-    if text.isprintable():  # nearly always, and checked in C: a refold re-reads every chat
-        return text
-    return "".join(c if c.isprintable() or c == "\u200d" else "\ufffd" for c in text)
 
 
 def forfeited_lead_words(who: str, lead: int) -> str:

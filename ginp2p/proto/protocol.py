@@ -1,20 +1,14 @@
 """One player's side of a game, sans-IO: ``PeerProtocol`` (h11's shape).
 
 Inputs are a local intent (an engine action, a resign, a chat, a claim), bytes from the
-other peer, and the clock. Outputs are a list of instructions and events, to be carried
-out *in order* by whoever drives the protocol (the network layer, the fake link of the
-tests, a bot runner):
+other peer, and the clock. Outputs (:mod:`ginp2p.proto.outputs`) are a list of
+instructions and events, to be carried out *in order* by whoever drives the protocol:
+save an entry, save a secret, send an entry, tell the player.
 
-* :class:`Save` — append this entry to the ``.ginlog`` file and fsync, before anything
-  after it is done. Every entry, sent or received, comes out as a ``Save`` first.
-* :class:`SaveSeeds` / :class:`SaveAnswer` — write to the secrets file and fsync. They
-  always come before the entry that depends on them (the commit, the answers).
-* :class:`Send` — send the entry to the other peer.
-* :class:`Waiting`, :class:`Dropped`, :class:`EarlyClaim` and the table's events
-  (:class:`~ginp2p.proto.table.HandDealt`, :class:`~ginp2p.proto.table.Moved`, …) — for the player.
-
-Every step of the shuffle schedule is taken automatically as soon as it is owed; only
-the moves of play are the player's. The table is always the fold of the log
+Every entry of the other peer gets into the log one way, :meth:`PeerProtocol._admit`,
+whatever order it arrived in. Every step of the shuffle schedule is taken automatically
+as soon as it is owed (:mod:`ginp2p.proto.moves` makes it); only the moves of play are
+the player's. The table is always the fold of the log
 (:class:`~ginp2p.proto.table.Table`), for our own entries exactly as for the other's.
 """
 
@@ -22,116 +16,35 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import Executor
-from dataclasses import dataclass
-from typing import Any
 
 import nacl.signing
 
+from ginp2p.errors import LocalProtocolError, RemoteProtocolError
 from ginp2p.game import engine
 from ginp2p.game.engine import Action, HandState
 from ginp2p.game.rules import RuleSet
 from ginp2p.proto import events as ev
 from ginp2p.proto import shuffle as sh
-from ginp2p.proto.events import LocalProtocolError, RemoteProtocolError
-from ginp2p.proto.log import (
-    GUEST,
-    HOST,
-    MAX_CHAT_RUN,
-    Entry,
-    Log,
-    Outcome,
-    Owed,
-    Verdict,
-    claim_body,
-    judge_claim,
-    nonce_hash,
+from ginp2p.proto.claims import Owed, Verdict, judge_claim
+from ginp2p.proto.entry import GUEST, HOST, Entry
+from ginp2p.proto.linear import MAX_CHAT_RUN
+from ginp2p.proto.log import Log, Outcome, claim_body
+from ginp2p.proto.moves import EntryMaker
+from ginp2p.proto.outputs import (
+    Dropped,
+    EarlyClaim,
+    Output,
+    Refolded,
+    Refused,
+    Save,
+    Send,
+    Waiting,
 )
-from ginp2p.proto.table import PLAY_KINDS, Event, HandFold, Table, bits_to_bytes
+from ginp2p.proto.results import Cheat
+from ginp2p.proto.state import PLAY_KINDS
+from ginp2p.proto.table import Table
 
-__all__ = [
-    "MAX_AHEAD",
-    "Dropped",
-    "EarlyClaim",
-    "Output",
-    "PeerProtocol",
-    "Refolded",
-    "Refused",
-    "Save",
-    "SaveAnswer",
-    "SaveSeeds",
-    "Send",
-    "Waiting",
-]
-
-SHOWING_ACTIONS = frozenset({"knock", "gin", "big_gin", "wall_knock", "show", "declare_rumino"})
-
-
-@dataclass(frozen=True, slots=True)
-class Save:
-    entry: Entry
-
-
-@dataclass(frozen=True, slots=True)
-class SaveSeeds:
-    hand: int
-    perm_seed: bytes
-    key_seed: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class SaveAnswer:
-    hand: int
-    step: int
-    challenge: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class Send:
-    entry: Entry
-
-
-@dataclass(frozen=True, slots=True)
-class Waiting:
-    """The other player owes ``what`` since ``since`` (the clock given to the protocol)."""
-
-    on: int
-    what: str
-    since: float
-
-
-@dataclass(frozen=True, slots=True)
-class Dropped:
-    """Bytes from the peer that were not a valid entry: a transport fault, ignored."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class Refolded:
-    """A late concurrent entry changed the order: the table was recomputed from ``index``."""
-
-    index: int
-
-
-@dataclass(frozen=True, slots=True)
-class Refused:
-    """Something the protocol will not do (rules declined, a second challenge)."""
-
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class EarlyClaim:
-    """The other player claimed the match when this player had owed an entry for only
-    ``after`` seconds of the ``timeout`` (by this peer's clock).
-
-    The claim is held back, as a slow network would hold it, until the timeout has
-    passed here: a move made meanwhile does not ack it, so it beats it (docs/protocol.md §6).
-    """
-
-    after: float
-    timeout: int
-
+__all__ = ["MAX_AHEAD", "MAX_EARLY", "PeerProtocol"]
 
 #: Early claims held at most at once (a claim ends the match: one is the normal case).
 #: One more is refused (dropped, as a transport fault), never let through.
@@ -139,21 +52,8 @@ MAX_EARLY = 8
 #: Entries kept in memory, at most, while an earlier entry of their feed is missing.
 MAX_AHEAD = 256
 
-Output = (
-    Save
-    | SaveSeeds
-    | SaveAnswer
-    | Send
-    | Waiting
-    | Dropped
-    | Refolded
-    | Refused
-    | EarlyClaim
-    | Event
-)
 
-
-class PeerProtocol:
+class PeerProtocol(EntryMaker):
     """A player's session: the log, the table, the seeds, and what to append next.
 
     ``me`` is HOST (0) or GUEST (1). The host gives ``rules`` and the protocol
@@ -162,6 +62,9 @@ class PeerProtocol:
     ``rng(n)`` returns n random bytes (the only randomness used: fresh seeds and the
     guest's nonce). ``peer_key`` pins the opponent's Ed25519 key (from pairing).
     To resume, pass the records of the log file and the secrets already stored.
+    ``min_k`` is the fewest cut-and-choose rounds a host hello may ask for (ours or
+    the other's): ``shuffle.K_MIN``, lower only where the caller runs both peers at a
+    ``k`` it chose itself (a test); a peer never chooses it.
     """
 
     def __init__(
@@ -173,6 +76,7 @@ class PeerProtocol:
         name: str = "",
         rules: RuleSet | None = None,
         k: int = sh.K_DEFAULT,
+        min_k: int = sh.K_MIN,
         claim_timeout: int = 120,
         peer_key: bytes | None = None,
         accept_rules: Callable[[RuleSet], bool | str] | None = None,
@@ -182,28 +86,27 @@ class PeerProtocol:
         answered: Mapping[tuple[int, int], bytes] | None = None,
     ) -> None:
         if me not in (HOST, GUEST):
-            raise ValueError("me is 0 (host) or 1 (guest)")
+            raise LocalProtocolError("me is 0 (host) or 1 (guest)")
         if me == HOST and rules is None:
-            raise ValueError("the host chooses the rules")
+            raise LocalProtocolError("the host chooses the rules")
+        ev.body_types(min_k)  # LocalProtocolError for a floor the codec does not allow
         self.me = me
         self.key = key
         self.rng = rng
         self.name = name
         self.host_rules = rules
         self.k = k
+        self.min_k = min_k
         self.claim_timeout = claim_timeout
         self.accept_rules = accept_rules
         pins: list[bytes | None] = [None, None]
         pins[me] = bytes(key.verify_key)
         pins[1 - me] = peer_key
-        self.log = Log((pins[0], pins[1]))
-        self._seeds: dict[int, sh.HandSecrets] = {
-            hand: sh.HandSecrets(*pair) for hand, pair in (seeds or {}).items()
-        }
-        self._answered: dict[tuple[int, int], bytes] = dict(answered or {})
+        self.log = Log((pins[0], pins[1]), min_k=min_k)
+        self._seeds = {hand: sh.HandSecrets(*pair) for hand, pair in (seeds or {}).items()}
+        self._answered = dict(answered or {})
         self.table = Table(me, self._seeds.get, executor)
         self.executor = executor
-        self._nonce: bytes | None = None
         self._reported = 0
         self._told = self.table.events  # the event list last reported from
         self._now = 0.0
@@ -216,29 +119,20 @@ class PeerProtocol:
         self._early: dict[bytes, Entry] = {}  # claims against us that came too soon
         self._ahead_of: dict[bytes, Entry] = {}  # entries whose predecessor is missing
         self._disputed = False
-        self.refused: str | None = None
+        self.refused = None
         #: A new game (nothing from a file): every entry of ours in it is written here.
         self._fresh = True
         self._elsewhere = False  # an entry of ours came that this run did not write
+        self._init_makers()
         for record in records:
             self.log.add(record)
             self._fresh = False
         if len(self.log):
-            self._nonce = self._stored_nonce()
             self.table.update(self.log.linear())
             self._told, self._reported = self.table.events, len(self.table.events)
             self._disputed = any(d[0] == me for d in self.table.disputes)
 
-    def _stored_nonce(self) -> bytes | None:
-        """The host's nonce is its seeds of hand 0, so it survives a crash."""
-        pair = self._seeds.get(0)
-        return pair.perm_seed if pair is not None else None
-
     # -- reading ----------------------------------------------------------------------
-    @property
-    def opponent(self) -> int:
-        return 1 - self.me
-
     @property
     def finished(self) -> bool:
         return self.table.finished
@@ -249,7 +143,7 @@ class PeerProtocol:
         return self._elsewhere
 
     @property
-    def cheat(self) -> Any:
+    def cheat(self) -> Cheat | None:
         return self.table.cheat
 
     def view(self) -> HandState | None:
@@ -303,7 +197,7 @@ class PeerProtocol:
         if self._elsewhere:
             return out  # nothing of that game is taken into this new file
         try:
-            e = Entry.from_wire(wire)
+            e = Entry.from_wire(wire, min_k=self.min_k)
         except RemoteProtocolError as exc:
             out.append(Dropped(f"undecodable: {exc}"))
             return out
@@ -372,7 +266,8 @@ class PeerProtocol:
         settle the dispute it draws: dropped, its author still owes what it owed."""
         if e.author != self.opponent or e.ack_seq == 0 or e.game != self.log.game:
             return False  # (the log drops another game's entries, and says so)
-        if e.kind == "dispute" and not e.body.evidence and e.body.entry not in self.log:
+        named = e.body_as(ev.DisputeBody) if e.kind == "dispute" else None
+        if named is not None and not named.evidence and named.entry not in self.log:
             # a dispute names an entry of ours, and we hold every one we wrote (a
             # dispute of a fork carries both entries: the log takes them from it)
             out.append(Dropped("it disputes an entry that we never wrote"))
@@ -512,24 +407,12 @@ class PeerProtocol:
             f"{'you' if o.author == self.me else 'the other player'} owe {o.what}" for o in owed
         )
 
-    def _reveal(self, full: HandState, h: HandFold, action: Action) -> list[tuple[int, bytes]]:
-        """The per-card keys an action's entry must carry."""
-        mine = h.keys[self.me]
-        if action.kind in SHOWING_ACTIONS:
-            positions = list(full.hands[self.me])
-        elif isinstance(action, engine.Discard):
-            positions = [full.position_of(self.me, action.card)]
-        else:
-            return []
-        seeds = self._seeds[h.number]
-        return [(pos, seeds.card_key(pos)) for pos in sorted(positions) if pos not in mine]
-
-    def _append(self, kind: str, body: Any, out: list[Output]) -> Entry:
+    def _append(self, kind: str, body: ev.Body, out: list[Output]) -> Entry:
         entry = self.log.append(self.key, self.me, kind, body)
         out += [Save(entry), Send(entry)]
         return entry
 
-    def _append_and_fold(self, kind: str, body: Any, auto: bool = True) -> list[Output]:
+    def _append_and_fold(self, kind: str, body: ev.Body, auto: bool = True) -> list[Output]:
         out: list[Output] = []
         self._append(kind, body, out)
         self._refresh(out)
@@ -564,7 +447,7 @@ class PeerProtocol:
         against_us = (
             e.kind == "claim" and e.author == self.opponent and self.log.game is not None
             and e.game == self.log.game and e.id not in self.log
-            and getattr(e.body, "owed_author", None) == self.me
+            and e.body_as(ev.ClaimBody).owed_author == self.me
         )  # fmt: skip
         if not against_us or not self._too_soon(e):
             self._early.pop(e.id, None)
@@ -663,162 +546,3 @@ class PeerProtocol:
             out += before
             self._append(kind, body, out)
             self._refresh(out)
-
-    def _next_auto(self) -> tuple[str, Any, list[Output]] | None:
-        t = self.table
-        if t.cheat is not None:
-            return self._after_cheat()
-        owed = t.owes(self.me)
-        if owed is None or owed.kinds == PLAY_KINDS:
-            return None
-        (kind,) = owed.kinds
-        if kind == "hello":
-            return self._hello()
-        if kind == "nonce":
-            nonce = self._stored_nonce()
-            assert nonce is not None
-            return "nonce", ev.make("nonce", nonce), []
-        h = t.hand
-        assert h is not None and t.game is not None
-        return getattr(self, f"_make_{kind}")(h, t.game)
-
-    def _hello(self) -> tuple[str, Any, list[Output]] | None:
-        if self.me == HOST:
-            assert self.host_rules is not None
-            # a crash after SaveSeeds(0) but before the hello went out: the same nonce
-            nonce = self._stored_nonce() or self.rng(32)
-            seeds = sh.HandSecrets(nonce, nonce)
-            self._seeds[0] = seeds
-            body = ev.make(
-                "hello", bytes(self.key.verify_key), self.name, self.host_rules.to_dict(),
-                (self.k, self.claim_timeout), nonce_hash(nonce), None,
-            )  # fmt: skip
-            return "hello", body, [SaveSeeds(0, nonce, nonce)]
-        rules = self.table.rules
-        if rules is None or self.refused is not None:
-            return None
-        answer = True if self.accept_rules is None else self.accept_rules(rules)
-        if answer is not True:
-            why = f": {answer}" if isinstance(answer, str) else ""
-            self.refused = f"the host's rules ({rules.name}) were declined{why}"
-            return None
-        body = ev.make("hello", bytes(self.key.verify_key), self.name, None, None, None,
-                       self.rng(32))  # fmt: skip
-        return "hello", body, []
-
-    def _secrets(self, hand: int) -> tuple[sh.HandSecrets, list[Output]]:
-        s = self._seeds.get(hand)
-        if s is not None:
-            return s, []
-        perm, key = self.rng(32), self.rng(32)
-        s = self._seeds[hand] = sh.HandSecrets(perm, key)
-        return s, [SaveSeeds(hand, perm, key)]
-
-    def _make_commit(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        s, before = self._secrets(h.number)
-        c = sh.make_commit(s, h.ctx(game, self.me))
-        return "commit", ev.make("commit", h.number, c.c, c.P), before
-
-    def _make_shuffle(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        s = self._seeds[h.number]
-        d_in = h.deck(0 if self.me == h.first else 1)
-        msg = sh.shuffle_step(s, h.ctx(game, self.me), d_in, self.table.k, self.executor)
-        body = ev.make("shuffle", h.number, msg.d_out, b"".join(msg.sum_proof), msg.deck_hash)
-        return "shuffle", body, []
-
-    def _make_challenge(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        prover = self.opponent
-        entry_id = h.shuffle_ids[prover]
-        assert entry_id is not None
-        bits = sh.challenge_bits(
-            self._seeds[h.number].key_seed, h.ctx(game, prover), entry_id, self.table.k
-        )
-        step = 1 if prover == h.first else 2
-        return "challenge", ev.make("challenge", h.number, step, bits_to_bytes(bits)), []
-
-    def _make_answers(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]] | None:
-        bits = h.challenges[self.opponent]
-        assert bits is not None
-        step = 1 if self.me == h.first else 2
-        challenge = bits_to_bytes(bits)
-        known = self._answered.get((h.number, step))
-        if known is not None and known != challenge:
-            self.refused = f"a second challenge to the shuffle proof of hand {h.number}"
-            return None
-        self._answered[(h.number, step)] = challenge
-        answers = sh.answer_challenge(self._seeds[h.number], h.n, bits, self.table.k)
-        rows = [
-            (bit, scalar, bytes(perm))
-            for bit, scalar, perm in zip(bits, answers.scalars, answers.perms, strict=True)
-        ]
-        body = ev.make("answers", h.number, step, rows)
-        return "answers", body, [SaveAnswer(h.number, step, challenge)]
-
-    def _make_lock(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        s = self._seeds[h.number]
-        first = self.me == h.first
-        d_in = h.deck(2 if first else 3)
-        msg = sh.lock_step(s, h.ctx(game, self.me), d_in, self.executor)
-        deal = [] if first else self._deal_keys(h)
-        body = ev.make("lock", h.number, msg.d_out, msg.keys, b"".join(msg.proof), deal)
-        return "lock", body, []
-
-    def _deal_keys(self, h: HandFold) -> list[tuple[int, bytes]]:
-        rules = self.table.rules
-        assert rules is not None
-        size = rules.hand_size
-        other = range(size) if self.me == h.dealer else range(size, 2 * size)
-        s = self._seeds[h.number]
-        return [(pos, s.card_key(pos)) for pos in (*other, 2 * size)]
-
-    def _make_keys(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        return "keys", ev.make("keys", h.number, self._deal_keys(h)), []
-
-    def _make_stock_key(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        assert h.pending_stock is not None
-        pos = h.pending_stock[0]
-        key = self._seeds[h.number].card_key(pos)
-        return "stock_key", ev.make("stock_key", h.number, pos, key), []
-
-    def _make_open(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        s = self._seeds[h.number]
-        return "open", ev.make("open", h.number, s.perm_seed, s.key_seed), []
-
-    def _make_checkpoint(self, h: HandFold, game: bytes) -> tuple[str, Any, list[Output]]:
-        m = self.table.match
-        assert m is not None and h.last_play is not None
-        body = ev.make("checkpoint", h.number, h.last_play[0], h.last_play[1], m.scores)
-        return "checkpoint", body, []
-
-    def _evidence(self, author: int, named: bytes) -> list[bytes]:
-        """``named`` and its signed twin if they are an equivocation, else [].
-
-        The equivocator's own file holds only the one it kept; carried inside the
-        dispute, the pair convicts the equivocator from any copy of the log.
-        """
-        entry = self.log.get(named)
-        if entry is None:
-            return []
-        pair = sorted(self.log.at(author, entry.seq), key=lambda e: e.id != named)[:2]
-        wires = [e.wire for e in pair]
-        return wires if len(wires) == 2 and max(map(len, wires)) <= ev.MAX_EVIDENCE else []
-
-    def _after_cheat(self) -> tuple[str, Any, list[Output]] | None:
-        """The other player cheated: dispute the entry, then open our seeds."""
-        t = self.table
-        cheat = t.cheat
-        assert cheat is not None
-        if cheat.author == self.me:
-            return None
-        if not self._disputed:
-            self._disputed = True
-            body = ev.make("dispute", cheat.entry, cheat.rule[:100], cheat.detail[:500],
-                           self._evidence(cheat.author, cheat.entry))  # fmt: skip
-            return "dispute", body, []
-        h = t.hand
-        if h is None or h.commits[self.me] is None or h.opened[self.me] is not None:
-            return None
-        if any(e.kind == "open" and e.author == self.me and e.body.hand == h.number
-               for e in self.log.since(self.me, 0)):  # fmt: skip
-            return None
-        return self._make_open(h, t.game or b"")

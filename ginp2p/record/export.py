@@ -27,7 +27,7 @@ from ginp2p.present.words import (
     score_reasons,
     settings_words,
 )
-from ginp2p.proto.table import NAMES
+from ginp2p.proto.results import NAMES
 from ginp2p.record.replay import Replay, Step
 
 __all__ = ["SCHEMA", "document", "text_lines"]

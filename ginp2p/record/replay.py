@@ -1,8 +1,9 @@
 """The replay model: a saved game log as a list of steps, one per entry, with the table
 after each one as a chosen player saw it.
 
-:func:`load` reads a ``.ginlog`` read-only (a game still being played, a torn or
-unfinished file are all fine), audits it, and folds it once through
+:func:`~ginp2p.record.steps.load_records` builds it from a log's records (reading a
+``.ginlog`` read-only, a game still being played or a torn or unfinished file alike, is
+:func:`ginp2p.files.records.load_replay`'s): it audits them and folds them once through
 :class:`~ginp2p.proto.table.Table` exactly as the audit does, keeping after every entry the
 engine's (immutable) match state. The cards each view may show are decided afterwards,
 per step, from what the whole log proves about each hand:
@@ -15,20 +16,16 @@ per step, from what the whole log proves about each hand:
 * ``all``: every card the log proves, from the start of the hand.
 
 So stepping back and forth never refolds: a frame is a cheap function of one step.
-Entries the audit rejects carry a :class:`Mark`. No terminal, no file writes.
+Entries the audit rejects carry a :class:`Mark`. No terminal, no file.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import Protocol
 
-import msgpack
-
-from ginp2p.files.gamefiles import PeerFile, peer_path
-from ginp2p.files.logfile import FileError, SecretsFile, read_error, read_records, secrets_path
+from ginp2p.errors import Ginp2pError
 from ginp2p.game.cards import Card
 from ginp2p.game.engine import Action, Declaration, HandResult, HandState, Phase
 from ginp2p.game.match import MatchState
@@ -41,23 +38,21 @@ from ginp2p.present.words import (
     result_words,
 )
 from ginp2p.proto import events as ev
-from ginp2p.proto import shuffle as sh
-from ginp2p.proto.log import GUEST, HOST, Entry, Linear, Owed
-from ginp2p.proto.log import Verdict as ClaimVerdict
-from ginp2p.proto.table import NAMES, Cheat, CheatDetected, HandDealt, HandFold, Moved, Table
-from ginp2p.record.audit import NotOneGame, Report, fold_records, judge, read_copies
+from ginp2p.proto.claims import Owed
+from ginp2p.proto.entry import GUEST, HOST, Entry
+from ginp2p.proto.results import NAMES, Cheat
+from ginp2p.record.report import Report
 
 __all__ = [
     "DAMAGED",
     "VIEWS",
+    "FileName",
     "Frame",
     "Mark",
     "Replay",
     "ReplayError",
     "Seat",
     "Step",
-    "load",
-    "load_records",
     "phase_words",
     "result_words",
 ]
@@ -69,8 +64,16 @@ DAMAGED = "damaged: "
 MOVE_KINDS = frozenset(ev.ACTION_KINDS | ev.ENDERS)
 
 
-class ReplayError(Exception):
+class ReplayError(Ginp2pError):
     """The file cannot be replayed (missing, unreadable, not a game log, empty)."""
+
+
+class FileName(Protocol):
+    """A file a replay was read from, as the disk layer names it (a ``pathlib.Path``):
+    said whole in sentences, by its ``name`` in a title."""
+
+    @property
+    def name(self) -> str: ...
 
 
 # ------------------------------------------------------------------------ data
@@ -175,7 +178,7 @@ class Frame:
 class Replay:
     """A loaded log: its steps, its audit, and what each view may know per hand."""
 
-    path: Path | None
+    path: FileName | None
     steps: list[Step]
     report: Report
     names: tuple[str, str]
@@ -185,7 +188,7 @@ class Replay:
     #: per player, per hand: the cards that player's own view read (with its secrets)
     private: tuple[dict[int, dict[int, Card]], dict[int, dict[int, Card]]]
     #: per player: the secrets file read, if any
-    secrets: tuple[Path | None, Path | None] = (None, None)
+    secrets: tuple[FileName | None, FileName | None] = (None, None)
     #: hand number -> index of the step at which its cards were dealt
     deals: dict[int, int] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
@@ -475,279 +478,6 @@ class Replay:
         assert a is not None
         card = self.drawn(step, view) if a.kind == "draw_stock" else step.taken
         return action_words(a, self.names[step.author], card, pretty=pretty)
-
-
-# ------------------------------------------------------------------------ loading
-
-
-@dataclass
-class _Snap:
-    match: MatchState | None
-    fold_hand: int
-    stage: str
-    opened: bool
-    pending_stock: int | None
-    owed: tuple[Owed, ...]
-    cheat: Cheat | None
-
-
-def _snap(table: Table) -> _Snap:
-    h = table.hand
-    m = table.match
-    shown: HandFold | None = None
-    if m is not None:
-        shown = next((x for x in table.hands if x.number == m.hand_no), None)
-    pending = h.pending_stock[0] if h is not None and h.pending_stock else None
-    return _Snap(
-        match=m,
-        fold_hand=h.number if h is not None else 0,
-        stage=h.stage()[0] if h is not None else "set-up",
-        opened=shown is not None and shown.checked,
-        pending_stock=pending,
-        owed=tuple(table.owed()),
-        cheat=table.cheat,
-    )
-
-
-def _read_secrets(path: Path) -> dict[int, sh.HandSecrets]:
-    """A secrets file's seeds by hand, read-only (no lock: the game may be running)."""
-    records, _ = read_records(path, SecretsFile.MAGIC)
-    out: dict[int, sh.HandSecrets] = {}
-    for r in records:
-        try:
-            tag, hand, a, b = msgpack.unpackb(r, raw=False)
-        except (ValueError, TypeError, msgpack.UnpackException):  # a damaged record
-            continue
-        if tag == 0 and type(hand) is int and hand > 0 and isinstance(a, bytes) \
-                and isinstance(b, bytes):  # fmt: skip
-            out[hand] = sh.HandSecrets(a, b)
-    return out
-
-
-def _owner(seeds: Mapping[int, sh.HandSecrets], table: Table) -> int | None:
-    """Whose seeds these are: the player whose commitment they reproduce."""
-    game = table.game
-    if game is None:
-        return None
-    for h in table.hands:
-        s = seeds.get(h.number)
-        if s is None:
-            continue
-        for a in (HOST, GUEST):
-            commit = h.commits[a]
-            if commit is not None and commit.c == sh.make_commit(s, h.ctx(game, a)).c:
-                return a
-    return None
-
-
-def _beside(path: Path) -> tuple[int | None, list[Path]]:
-    """Who kept this log (its ``.peer`` file), and the secrets files that may belong
-    to the game: beside the log, and beside the computer player's own log of a
-    ``ginp2p play`` game."""
-    out = [secrets_path(path)]
-    try:
-        side = PeerFile.load(peer_path(path))
-    except ValueError:
-        return None, out
-    if side.computer_game:
-        theirs = Path(side.computer_game)
-        out += [secrets_path(theirs), secrets_path(path.parent / "computer" / theirs.name)]
-    return (side.me if side.role in ("host", "guest") else None), out
-
-
-def load(path: str | os.PathLike[str], secrets: Iterable[str | os.PathLike[str]] = (),
-         *, others: Sequence[str | os.PathLike[str]] = (),
-         find_secrets: bool = True) -> Replay:  # fmt: skip
-    """Read and fold a ``.ginlog`` for replay, read-only. ``secrets``: more secrets
-    files to read cards with (besides the ones found next to the log unless
-    ``find_secrets`` is off). ``others``: more copies of the game (the other player's
-    file), whose entries are pooled with the log's, as the audit pools them; the
-    secrets beside them show the hands that are over. ReplayError for a file that
-    cannot be replayed."""
-    p = Path(path)
-    try:
-        copies = read_copies([p, *others], lenient=False)
-    except NotOneGame as exc:
-        raise ReplayError(str(exc)) from None
-    except (OSError, FileError) as exc:
-        raise ReplayError(read_error(p, exc)) from None
-    extra = [Path(s) for s in secrets]
-    owner, beside = _beside(p)
-    theirs = [s for o in others for s in _beside(Path(o))[1]] if find_secrets else []
-    found = list(dict.fromkeys((beside if find_secrets else []) + theirs + extra))
-    replay = load_records(copies.records, damage=copies.damage, sources=copies.sources,
-                          secrets=found, path=p, required=extra,
-                          finished_only=[b for b in beside[1:] + theirs
-                                         if b not in extra])  # fmt: skip
-    replay.owner = owner
-    return replay
-
-
-def load_records(records: Sequence[bytes], *, damage: Sequence[str] = (),
-                 sources: Sequence[tuple[str, int]] = (),
-                 secrets: Iterable[Path] = (), path: Path | None = None,
-                 required: Sequence[Path] = (),
-                 finished_only: Sequence[Path] = ()) -> Replay:  # fmt: skip
-    """The replay of a log's wire records (see :func:`load`). ``damage``: what reading
-    the file found wrong (a torn tail); ``sources``: the copies the records came from
-    (see :func:`~ginp2p.record.audit.fold_records`). ``required`` secrets files must be readable and
-    belong to the game; others are used if they do. ``finished_only`` secrets (the
-    other player's, found by themselves: the computer's in a ``play`` game) show the
-    hands that are over, not one still in play. The notes say what the audit found
-    damaged and how much of the file could be replayed."""
-    snaps: list[_Snap] = []
-    folding: list[Table] = []
-
-    def keep(t: Table) -> None:
-        if not folding or folding[-1] is not t:  # the fold started again
-            folding.append(t)
-            snaps.clear()
-        snaps.append(_snap(t))
-
-    folded = fold_records(records, sources=sources, on_step=keep)
-    report = judge(folded, list(damage))
-    lin, table, hand_of = folded.lin, folded.table, folded.hand_of
-    if not lin.order:
-        raise ReplayError(
-            f"{path or 'the log'} holds no entry that can be replayed"
-            + (f" ({report.damage[0]})" if report.damage else "")
-        )
-    snaps[-1] = _snap(table)  # a problem found after the last entry convicts there
-
-    public = {h.number: dict(h.known) for h in table.hands}
-    private: tuple[dict[int, dict[int, Card]], dict[int, dict[int, Card]]] = ({}, {})
-    owners: list[Path | None] = [None, None]
-    notes = [f"{DAMAGED}{d}" for d in report.damage]
-    if len(lin.order) < report.entries:
-        notes.append(f"only the first {len(lin.order)} of the file's {report.entries} entries "
-                     "can be replayed")  # fmt: skip
-    for sp in secrets:
-        try:
-            seeds = _read_secrets(sp)
-        except FileNotFoundError:
-            if sp in required:
-                raise ReplayError(f"{sp}: no such secrets file") from None
-            continue
-        except IsADirectoryError:
-            if sp in required:
-                raise ReplayError(f"{sp} is a folder, not a secrets file") from None
-            notes.append(f"{sp} ignored: a folder, not a secrets file")
-            continue
-        except (OSError, FileError) as exc:
-            if sp in required:  # a FileError names the file and says what is wrong
-                raise ReplayError(
-                    f"{sp}: cannot read it ({exc.strerror or exc})"
-                    if isinstance(exc, OSError)
-                    else str(exc)
-                ) from None
-            notes.append(f"{sp} ignored: not a readable secrets file")
-            continue
-        who = _owner(seeds, table)
-        if who is None:
-            if sp in required:
-                raise ReplayError(f"{sp}: these secrets are not of this game")
-            continue
-        if owners[who] is not None:
-            continue
-        owners[who] = sp
-        unknown = {n for n, k in public.items() if len(k) < _deck_size(table)}
-        over = table.match is not None and table.match.over  # (a resign leaves a hand open)
-        if sp in finished_only and not over:  # or it would show a hand still to be resumed
-            unknown &= {h.number for h in table.hands if h.over}
-        if unknown:  # hands whose openings did not show every card
-            # only the cards matter here, not the verdicts (the public fold and the
-            # audit give those): no proof is checked
-            wanted = {n: seeds[n] for n in unknown if n in seeds}
-            # sharing the public fold's checks: a whole-match log loads ~4x faster
-            mine = Table(who, wanted.get, lazy_proofs=set(public), checks=table.checks)
-            mine.update(lin)
-            private[who].update({h.number: dict(h.known) for h in mine.hands})
-
-    deals = {ev_.hand: i for i, ev_ in table.events if isinstance(ev_, HandDealt)}
-    moved = {i: ev_ for i, ev_ in table.events if isinstance(ev_, Moved)}
-    marks = _marks(lin, report, table)
-    steps = []
-    for p, s in zip(lin.order, snaps, strict=True):
-        e = p.entry
-        action: Action | None = None
-        taken: Card | None = None
-        if e.kind in ev.ACTION_KINDS and not p.void:
-            try:
-                action = ev.body_action(e.kind, e.body, e.author)
-            except (ValueError, TypeError):
-                action = None
-            hs = s.match.hand if s.match is not None else None
-            if e.kind in ("draw_discard", "take_upcard") and hs:
-                # the card taken is the one just added to the hand (public: it was on the
-                # pile); a refused take left the pile as it was, its top the card it meant
-                pos = hs.hands[e.author][-1] if p.index in moved else \
-                    hs.discard_pile[-1] if hs.discard_pile else None  # fmt: skip
-                taken = public.get(s.fold_hand, {}).get(pos) if pos is not None else None
-        steps.append(Step(
-            index=p.index, entry=e, hand=hand_of.get(e.id, 0), mark=marks.get(p.index),
-            match=s.match, fold_hand=s.fold_hand, stage=s.stage, opened=s.opened,
-            pending_stock=s.pending_stock, owed=s.owed, cheat=s.cheat, action=action,
-            taken=taken,
-        ))  # fmt: skip
-    return Replay(
-        path=path,
-        steps=steps,
-        report=report,
-        names=table.names,
-        rules=table.rules,
-        public=public,
-        private=private,
-        secrets=(owners[0], owners[1]),
-        deals=deals,
-        notes=notes,
-    )
-
-
-def _deck_size(table: Table) -> int:
-    return table.rules.deck_size if table.rules is not None else 52
-
-
-def _marks(lin: Linear, report: Report, table: Table) -> dict[int, Mark]:
-    """Marks by step index: the audit's cheat, void entries, entries after a cheat."""
-    out: dict[int, Mark] = {}
-    names = report.names
-    cheat_at: int | None = None
-    c = report.cheat
-    if c is not None:
-        # a false dispute is told with the disputer's own rule text
-        text = for_screen(f"{c.describe(names)} [rule {c.rule}]")
-        placed = lin.placed(c.entry)
-        if placed is None:  # one of two entries at one seq, or never placed
-            same = (x for x in lin.order if (x.entry.author, x.entry.seq) == (c.author, c.seq))
-            placed = next(same, None)
-        if placed is None:  # neither twin is placed: mark the cheater's entry before them
-            before = [x for x in lin.order if x.entry.author == c.author and x.entry.seq < c.seq]
-            placed = before[-1] if before else lin.order[0]
-            text = f"the next entries of {names[c.author]} are not shown: {text}"
-        cheat_at = placed.index
-        out[cheat_at] = Mark("cheat", text)
-    for x in lin.order:
-        if x.index in out:
-            continue
-        if x.void:
-            out[x.index] = Mark("void", "void: written after its author's resign or a "
-                                "claim against it; kept without effect")  # fmt: skip
-        elif (v := lin.claims.get(x.entry.id)) is not None and not v.verdict.takes_effect:
-            owing = names[x.entry.body.owed_author]
-            out[x.index] = Mark(
-                "void",
-                f"beaten: {owing} answered before the claim reached them; the match went on"
-                if v.verdict is ClaimVerdict.BEATEN
-                else f"invalid claim ({for_screen(v.reason)}); without effect",
-            )
-    if cheat_at is not None:
-        # the table freezes where the cheat is found: at the entry itself, or at the
-        # openings when only the seeds show it (the moves between were played)
-        found = next((i for i, e in table.events if isinstance(e, CheatDetected)), cheat_at)
-        for x in lin.order[max(cheat_at, found) + 1 :]:
-            if x.index not in out and x.entry.kind not in ("dispute", "open", "chat"):
-                out[x.index] = Mark("after", "after the cheat was found: no effect on the game")
-    return out
 
 
 def phase_words(step: Step) -> str:

@@ -5,18 +5,16 @@ there too. Real processes on 127.0.0.1, each with its own GINP2P_HOME."""
 
 from __future__ import annotations
 
-import os
 import re
-import socket
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from ginp2p.files.identity import key_to_text, load_or_create_identity
-from tests.processes import CODE, GUARD, Peer, guest
+from ginp2p.files.identity import load_or_create_identity
+from ginp2p.proto.keytext import key_to_text
+from tests.processes import CODE, Peer, RunGinp2p, guest, in_terminal
 
 HOST = ["host", "--plain", "--name", "Alice", "--no-advertise", "--bind", "127.0.0.1",
         "--port", "0", "--pair-code", CODE, "--linger", "1"]  # fmt: skip
@@ -24,21 +22,12 @@ STOPPED = "stopped hosting before a guest joined"
 NOTHING = "nothing was played, so nothing is kept"
 
 
-def _spawn(home: Path, args: list[str]) -> Any:
-    """``ginp2p ARGS`` in a real terminal (pexpect)."""
-    import pexpect
-
-    env = dict(os.environ, GINP2P_HOME=str(home))
-    env.pop("GINP2P_CRASH_AT", None)
-    return pexpect.spawn(sys.executable, ["-m", "ginp2p", *args], env=env, encoding="utf-8",
-                         timeout=60, dimensions=(50, 200))  # fmt: skip
-
-
 def _no_game_kept(home: Path) -> None:
     games = home / "games"
     assert not games.exists() or list(games.iterdir()) == [], list(games.iterdir())
 
 
+@pytest.mark.e2e
 def test_lines_typed_while_hosting_are_answered_then_not_played_into_the_game(
         tmp_path: Path) -> None:  # fmt: skip
     """`help` says what can be done while waiting, another line that it is no time for it;
@@ -46,7 +35,7 @@ def test_lines_typed_while_hosting_are_answered_then_not_played_into_the_game(
     and the next line answered the question)."""
     import pexpect
 
-    child = _spawn(tmp_path / "h", HOST)
+    child = in_terminal(tmp_path / "h", *HOST)
     g = None
     try:
         child.expect(r"join string: ginp2p join (\S+)")
@@ -75,13 +64,14 @@ def test_lines_typed_while_hosting_are_answered_then_not_played_into_the_game(
     assert child.exitstatus == 0
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("how", ["quit", "Ctrl-D", "Ctrl-C"])
 def test_quit_or_ctrl_d_while_hosting_stops_at_once(tmp_path: Path, how: str) -> None:
     """Nothing was played, so nothing is asked and nothing is kept: exit 0 (Ctrl-C: 130,
     as a Ctrl-C anywhere before the game)."""
     import pexpect
 
-    child = _spawn(tmp_path, HOST)
+    child = in_terminal(tmp_path, *HOST)
     try:
         child.expect_exact("ginp2p>")
         if how == "quit":
@@ -104,8 +94,8 @@ def test_quit_or_ctrl_d_while_hosting_stops_at_once(tmp_path: Path, how: str) ->
 def test_help_while_waiting_fits_80_columns_in_ascii(tmp_path: Path) -> None:
     """For each wait (a host, `play`, a guest, a guest resuming), at a terminal and from
     a pipe: Ctrl-D and Ctrl-C only where they are keys."""
+    from ginp2p.app.config import GameSetup
     from ginp2p.app.pregame import _wait_words
-    from ginp2p.app.setup import GameSetup
     from ginp2p.files.gamefiles import PeerFile
 
     sides = [PeerFile("host", "Ann"), PeerFile("host", "Ann", computer_game="c.ginlog"),
@@ -120,12 +110,11 @@ def test_help_while_waiting_fits_80_columns_in_ascii(tmp_path: Path) -> None:
             assert ("the host's rules" in text) == (i == 2), "asked of a new guest only"
 
 
-def test_the_end_of_a_pipe_while_hosting_stops_at_once(tmp_path: Path) -> None:
+def test_the_end_of_a_pipe_while_hosting_stops_at_once(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """With no commands to come the host could only leave once a guest came: it stops
     now, and says how a host plays by itself."""
-    r = subprocess.run([sys.executable, "-m", "ginp2p", *HOST], capture_output=True,
-                       text=True, stdin=subprocess.DEVNULL, timeout=GUARD,
-                       env=dict(os.environ, GINP2P_HOME=str(tmp_path)))  # fmt: skip
+    r = run_ginp2p(tmp_path, *HOST)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"{STOPPED}: the input ended, which is `quit` from a pipe; a host that plays by " \
            f"itself is `ginp2p bot --host`\n{NOTHING}\n" in r.stdout, r.stdout  # fmt: skip
@@ -150,6 +139,7 @@ def test_a_scripts_quit_and_help_while_hosting_are_done_at_once(tmp_path: Path) 
     _no_game_kept(tmp_path)
 
 
+@pytest.mark.e2e
 def test_a_scripts_game_lines_wait_for_the_game_and_its_quit_after_them(
         tmp_path: Path) -> None:  # fmt: skip
     """A script written for the game, piped in before the guest came: its first line is
@@ -173,23 +163,22 @@ def test_a_scripts_game_lines_wait_for_the_game_and_its_quit_after_them(
     assert STOPPED not in me.output and "the game has not begun" not in me.output
 
 
-def _nobody(tmp_path: Path) -> str:
-    """A join string whose port nothing listens on."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+def _nobody(tmp_path: Path, port: int) -> str:
+    """A join string whose ``port`` nothing listens on."""
     key = key_to_text(load_or_create_identity(tmp_path / "nobody").public_key)
     return f"127.0.0.1:{port}/{key}"
 
 
-def test_a_guest_waiting_for_its_host_hears_quit_and_help(tmp_path: Path) -> None:
+@pytest.mark.e2e
+def test_a_guest_waiting_for_its_host_hears_quit_and_help(
+        tmp_path: Path, free_port: Callable[[], int], run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """The guest's wait for the host (connecting, pairing) is the same: `help`, a `yes`
     too soon, `quit` at once, nothing kept or paired. From a pipe its end stops it."""
     import pexpect
 
-    join = _nobody(tmp_path)
+    join = _nobody(tmp_path, free_port())
     args = ["join", join, "--plain", "--pair-code", CODE, "--connect-timeout", "120"]
-    child = _spawn(tmp_path / "g", args)
+    child = in_terminal(tmp_path / "g", *args)
     try:
         child.expect_exact("ginp2p>")
         child.sendline("help")
@@ -206,9 +195,7 @@ def test_a_guest_waiting_for_its_host_hears_quit_and_help(tmp_path: Path) -> Non
     assert child.exitstatus == 0
     _no_game_kept(tmp_path / "g")
     assert not (tmp_path / "g" / "peers.json").exists(), "nothing paired"
-    r = subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
-                       text=True, stdin=subprocess.DEVNULL, timeout=GUARD,
-                       env=dict(os.environ, GINP2P_HOME=str(tmp_path / "g")))  # fmt: skip
+    r = run_ginp2p(tmp_path / "g", *args)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "stopped joining before the game began: the input ended, which is `quit` from a " \
            f"pipe\n{NOTHING}\n" in r.stdout, r.stdout  # fmt: skip

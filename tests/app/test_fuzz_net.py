@@ -39,11 +39,11 @@ from typing import Any
 
 import pytest
 
-from ginp2p.proto.log import GUEST, HOST
-from ginp2p.record.audit import Verdict, audit
-from tests.app.test_session import DroppingProxy
+from ginp2p.files.records import audit_file
+from ginp2p.proto.entry import GUEST, HOST
+from ginp2p.record.report import Verdict
 from tests.cheating_peer import ENDERS, draw_plan
-from tests.processes import GUARD, Peer, guest, host
+from tests.processes import GUARD, DroppingProxy, Peer, guest, host
 
 FUZZ_SEED = int(os.environ.get("GINP2P_FUZZ_SEED", "20261215"))
 #: One plan with each ender (a deviation that may end the match), and plans with none.
@@ -124,7 +124,7 @@ def _judge(plan: dict[str, Any], tmp: Path) -> str | None:
         return f"the honest peer's own table says it lost ({ends[-1][1]}): {said}"
     mine = honest.game_file()
     theirs = list((tmp / ("h" if me == GUEST else "g")).glob("games/*.ginlog"))
-    alone, pooled = audit(mine), audit(mine, *theirs)
+    alone, pooled = audit_file(mine), audit_file(mine, *theirs)
     for report, which in ((alone, "its file"), (pooled, "both files")):
         wrong = []
         if report.cheat is not None and report.cheat.author == me:

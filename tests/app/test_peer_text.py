@@ -18,9 +18,10 @@ from hypothesis import strategies as st
 
 from ginp2p.files import peers
 from ginp2p.game.rules import get_preset
-from ginp2p.net.transport import LinkUp, Received, decode_frame
+from ginp2p.net.endpoint import LinkUp, Received
 from ginp2p.present.words import for_screen
-from ginp2p.proto.log import GUEST, HOST
+from ginp2p.proto.entry import GUEST, HOST
+from ginp2p.proto.frames import decode_frame
 from ginp2p.proto.protocol import PeerProtocol
 from ginp2p.testing.fakelink import FakeLink, Side, dealt, settle, step_until
 
@@ -34,9 +35,7 @@ BIDI_AND_INVISIBLE = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066"
                       "\ufeff"]  # fmt: skip
 
 
-@pytest.fixture(autouse=True)
-def _no_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+pytestmark = pytest.mark.usefixtures("ginp2p_home")
 
 
 def _unsafe(c: str) -> bool:
@@ -75,6 +74,8 @@ def test_the_emoji_joiner_is_kept() -> None:
 
 class _Endpoint:
     """What a Session's frame handling sends through: nothing goes anywhere."""
+
+    role = "guest"
 
     def __init__(self) -> None:
         self.sent: list[Any] = []
@@ -162,7 +163,8 @@ def _deal(link: FakeLink) -> None:
 
 def test_a_hello_name_with_a_bidi_override_shows_as_fffd_on_the_table_and_the_lines() -> None:
     from ginp2p.app.setup import _pin_name
-    from ginp2p.proto.table import Chatted
+    from ginp2p.present.seat_words import event_words
+    from ginp2p.proto.results import Chatted
 
     _, guest, link = _named_pair(EVIL_NAME)
     _deal(link)
@@ -172,7 +174,7 @@ def test_a_hello_name_with_a_bidi_override_shows_as_fffd_on_the_table_and_the_li
     session = _session(guest.proto, said)
     asyncio.run(session._on_net(LinkUp(b"p" * 32)))
     assert said == ["connected to Ann\ufffdevil"]
-    assert session.describe(Chatted(HOST, "hi"), terse=False) == "Ann\ufffdevil: hi"
+    assert event_words(session.seat, Chatted(HOST, "hi"), terse=False) == "Ann\ufffdevil: hi"
     asyncio.run(session._on_net(_wire_bye(EVIL_BYE)))
     assert said[-1].startswith("Ann\ufffdevil left (\ufffd[2J\ufffd]0;pwned\ufffd bye)")
     assert not any(map(_unsafe, "".join(said)))
@@ -203,8 +205,8 @@ def test_pins_written_unfiltered_are_listed_filtered(
 
 
 def test_chat_and_resign_words_are_defused_in_the_replay_and_the_export(tmp_path: Path) -> None:
+    from ginp2p.files.records import load_replay
     from ginp2p.record.export import document, text_lines
-    from ginp2p.record.replay import load
     from tests.helpers import write
 
     host, guest, link = _named_pair(EVIL_NAME)
@@ -212,7 +214,7 @@ def test_chat_and_resign_words_are_defused_in_the_replay_and_the_export(tmp_path
     link.handle(GUEST, guest.proto.chat("gg \u202eevil\u2066"))
     link.handle(GUEST, guest.proto.resign("\u200bsorry"))
     settle(link)
-    r = load(write(tmp_path / "game.ginlog", host.saved, host))
+    r = load_replay(write(tmp_path / "game.ginlog", host.saved, host))
     said = [r.describe(s) for s in r.steps]
     assert "Bob says: gg \ufffdevil\ufffd" in said and "Bob resigns: \ufffdsorry" in said
     assert "Ann\ufffdevil (host) says hello: rules classic" in said

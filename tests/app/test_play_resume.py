@@ -7,13 +7,16 @@ import os
 import signal
 import socket
 import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from tests.processes import (
     HOST_FIRST_PLAY,
     SHORT,
     Peer,
+    RunGinp2p,
     assert_same_and_clean,
     entries,
 )
@@ -26,26 +29,27 @@ from tests.processes import (
 BEFORE_THE_DEAL = "seeds:1"
 
 
-def _ginp2p(home: Path, *args: str, crash: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GINP2P_HOME=str(home))
-    env.pop("GINP2P_CRASH_AT", None)
-    if crash is not None:
-        env["GINP2P_CRASH_AT"] = crash
-    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
-                          text=True, timeout=240, stdin=subprocess.DEVNULL, env=env)  # fmt: skip
-
-
-def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=HOST_FIRST_PLAY)
+def _killed_play(home: Path, run_ginp2p: RunGinp2p) -> tuple[Path, Path]:
+    """A `ginp2p play` watched, killed at its first move: the person's game file and the
+    computer player's."""
+    dead = run_ginp2p(home, "play", *SHORT, "--linger", "3", crash=HOST_FIRST_PLAY)
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     assert "MATCH OVER" not in dead.stdout
-    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
-    (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
+    (ours,) = sorted((home / "games").glob("*.ginlog"))
+    (theirs,) = sorted((home / "games" / "computer").glob("*.ginlog"))
+    return ours, theirs
+
+
+@pytest.mark.e2e
+def test_a_killed_play_game_resumes_with_its_computer_player(
+    tmp_path: Path, run_ginp2p: RunGinp2p
+) -> None:
+    ours, theirs = _killed_play(tmp_path, run_ginp2p)
     before = entries(ours)
     assert before, "the game stored entries before it died"
 
     # on another port (`--port 0`: any free one): the computer must follow the host there
-    again = _ginp2p(tmp_path, "resume", str(ours), "--linger", "3", "--port", "0")
+    again = run_ginp2p(tmp_path, "resume", str(ours), "--linger", "3", "--port", "0")
     assert again.returncode == 0, again.stdout + again.stderr
     assert f"resumed from {len(before)} stored entries" in again.stdout
     assert "MATCH OVER" in again.stdout
@@ -54,7 +58,7 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
 
     # the finished guest side: the host is gone, and that is no error
     computer_home = tmp_path / "computer"
-    done = _ginp2p(computer_home, "resume", "--bot", str(theirs), "--connect-timeout", "2")
+    done = run_ginp2p(computer_home, "resume", "--bot", str(theirs), "--connect-timeout", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "the match is over and nothing is owed" in done.stdout
     assert "the host could not be reached" in done.stdout
@@ -63,14 +67,14 @@ def test_a_killed_play_game_resumes_with_its_computer_player(tmp_path: Path) -> 
         busy.bind(("0.0.0.0", 0))
         busy.listen()
         taken = str(busy.getsockname()[1])
-        held = _ginp2p(tmp_path, "resume", str(ours), "--port", taken)
+        held = run_ginp2p(tmp_path, "resume", str(ours), "--port", taken)
     assert held.returncode == 0, held.stdout + held.stderr
     assert "nothing is owed (could not wait for the guest" in held.stdout
     # another player's key cannot carry on this game: one line, the file untouched, even
     # torn (opening would cut the tail, and the audit would no longer see the damage)
     os.truncate(ours, ours.stat().st_size - 7)
     after = ours.read_bytes()
-    other = _ginp2p(tmp_path / "someone-else", "resume", str(ours))
+    other = run_ginp2p(tmp_path / "someone-else", "resume", str(ours))
     assert other.returncode == 1 and "Traceback" not in other.stderr
     assert other.stderr.startswith("ginp2p resume: error: ") and "was played with the " \
         "key" in other.stderr and "cut" not in other.stderr  # fmt: skip
@@ -90,6 +94,7 @@ def _children(parent: int) -> list[int]:
     return found
 
 
+@pytest.mark.e2e
 def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
     """The person plays in line mode (commands from a pipe) and waits; the computer is
     killed. It comes back from its saved game, and the match ends cleanly on both sides."""
@@ -117,12 +122,13 @@ def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
     assert_same_and_clean(ours, theirs)
 
 
+@pytest.mark.e2e
 def test_a_computer_player_that_keeps_failing_stops_the_game_with_a_way_back(
-        tmp_path: Path) -> None:  # fmt: skip
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """Its third failure ends `play` (exit 1) instead of a wait for ever; the game is
     saved if it began, and nothing is left if it never did."""
     (tmp_path / "computer").write_text("")  # its home is a file: it fails at once
-    never = _ginp2p(tmp_path, "play", *SHORT)
+    never = run_ginp2p(tmp_path, "play", *SHORT)
     assert never.returncode == 1, never.stdout + never.stderr
     assert "the computer player failed (1); starting it again" in never.stdout
     assert "ginp2p play: error: the computer player failed (1) again, the third time; " \
@@ -148,6 +154,7 @@ def test_a_computer_player_that_keeps_failing_stops_the_game_with_a_way_back(
     assert f"the game is saved; continue it with: ginp2p resume {ours}" in peer.output
 
 
+@pytest.mark.e2e
 def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> None:
     """The guest's program dies mid-game and the player types the same `join` again.
     It is told to resume; with `--new` it still takes nothing of the old game into a
@@ -177,19 +184,20 @@ def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> N
     assert_same_and_clean(h.game_file(), old)
 
 
+@pytest.mark.e2e
 def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
-        tmp_path: Path) -> None:  # fmt: skip
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """The computer's secrets lie on the person's disk: the viewer uses them for the
     hands that are over, never for the hand the person may still resume."""
-    from ginp2p.proto.log import GUEST, HOST
-    from ginp2p.record.replay import load
+    from ginp2p.files.records import load_replay
+    from ginp2p.proto.entry import GUEST, HOST
 
     for attempt in range(3):  # the deal is random: about one in 40 ends before the crash
         home = tmp_path / f"try{attempt}"
-        dead = _ginp2p(home, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
+        dead = run_ginp2p(home, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
         assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
         (ours,) = sorted((home / "games").glob("*.ginlog"))
-        r = load(ours)
+        r = load_replay(ours)
         last = r.frame(len(r) - 1, "all")
         if last.result is None:
             break  # the computer did not knock at its first turn: hand 1 is in play
@@ -204,7 +212,9 @@ def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
     assert last.next_stock is None
 
 
-def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: Path) -> None:
+def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(
+    tmp_path: Path, run_ginp2p: RunGinp2p, free_port: Callable[[], int]
+) -> None:
     """A guest killed at the rules question leaves the host's hello alone in its file: it
     never said yes, so no game began. `games` does not list it; `resume` of that file
     says to join again; `join` to that host removes it (not one of another host, nor one
@@ -212,16 +222,16 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: 
     game the guest did say yes to is still offered, and kept)."""
     from ginp2p.files import peers
     from ginp2p.files.gamefiles import PeerFile, peer_path
-    from ginp2p.files.identity import key_to_text
     from ginp2p.files.logfile import LogFile, read_records
     from ginp2p.net.discovery import format_join
-    from ginp2p.proto.log import Entry
+    from ginp2p.proto.entry import Entry
+    from ginp2p.proto.keytext import key_to_text
     from tests.helpers import write
 
     records, _ = read_records(Path(__file__).parents[1] / "corpus" / "clean-classic.ginlog")
     host_key = Entry.from_wire(records[0]).body.key  # records: the host's hello, the guest's
     peers.pin(host_key, "Hosta", home=tmp_path)  # paired: the code came before the rules
-    port = _free_port()  # nothing listens there
+    port = free_port()  # nothing listens there
     join = format_join("127.0.0.1", port, host_key)
     (tmp_path / "games").mkdir()
 
@@ -233,22 +243,22 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: 
 
     left = guest_file("20250102-120000-guest.ginlog", 1)
     before = left.read_bytes()
-    again = _ginp2p(tmp_path, "resume", str(left))
+    again = run_ginp2p(tmp_path, "resume", str(left))
     assert again.returncode == 1, again.stdout + again.stderr
     assert f"{left} never began: you had not said yes to the host's rules, so there is " \
            f"nothing to resume; to play this host, join it again: ginp2p join {join}" \
            in again.stderr  # fmt: skip
     assert left.read_bytes() == before
-    listed = _ginp2p(tmp_path, "games").stdout
+    listed = run_ginp2p(tmp_path, "games").stdout
     assert listed == f"no games in {tmp_path / 'games'}\n", listed
 
     other = guest_file("20250103-120000-guest.ginlog", 1)  # of another host
     other_key = key_to_text(Entry.from_wire(records[1]).body.key)  # the guest's: another
     PeerFile("guest", "Gus", peer_key=other_key).save(peer_path(other))
     with LogFile.open(left):  # still at the question in another process: kept
-        joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+        joined = run_ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert "never began" not in joined.stdout and left.read_bytes() == before
-    joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+    joined = run_ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert f"{left} never began (you had not said yes to this host's rules), so it is " \
            "removed" in joined.stdout  # fmt: skip
     assert "unfinished" not in joined.stdout + joined.stderr
@@ -259,23 +269,20 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(tmp_path: 
     ], "its .peer went with it, the other host's stays"
 
     said_yes = guest_file("20250101-120000-guest.ginlog", 2)  # older, and begun
-    listed = _ginp2p(tmp_path, "games").stdout
+    listed = run_ginp2p(tmp_path, "games").stdout
     assert str(said_yes) in listed and str(other) not in listed, listed
     assert "  Ann  " in listed and "unfinished, not dealt yet" in listed, listed  # as join says
-    joined = _ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
+    joined = run_ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert joined.returncode == 1, joined.stdout + joined.stderr
     assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
            f"{said_yes}`" in joined.stderr  # fmt: skip
     assert "never began" not in joined.stdout and said_yes.exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Path) -> None:
+@pytest.mark.e2e
+def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(
+    tmp_path: Path, run_ginp2p: RunGinp2p
+) -> None:
     """`ginp2p keys --forget` unpins a player: neither side resumes a game with them
     on the key its files keep (it used to reconnect as if still paired). Each is told
     whom it forgot and how to pair again, before anything listens or connects; a `join`
@@ -294,9 +301,9 @@ def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Pa
         (tmp_path / "g", "Hosta", ours, "joining"),
         (tmp_path / "h", "Guesto", theirs, "hosting on"),
     ):
-        forgot = _ginp2p(home, "keys", "--forget", who)
+        forgot = run_ginp2p(home, "keys", "--forget", who)
         assert forgot.returncode == 0 and f"forgot {who}" in forgot.stdout, forgot.stderr
-        refused = _ginp2p(home, "resume", str(game))
+        refused = run_ginp2p(home, "resume", str(game))
         assert refused.returncode == 1, refused.stdout + refused.stderr
         assert refused.stderr.startswith(f"ginp2p resume: error: {who} (")
         assert "is no longer one of your paired players (forgotten" in refused.stderr
@@ -326,46 +333,14 @@ def test_a_game_with_a_forgotten_player_waits_until_they_pair_again(tmp_path: Pa
     assert_same_and_clean(ours, theirs)
 
 
-def test_a_guest_resuming_against_a_host_that_forgot_it_is_told_to_pair_again(
-        tmp_path: Path) -> None:  # fmt: skip
-    """Only the host forgot the guest and hosts a new game; the guest, which still pins
-    the host, resumes their old game against it. The host tells it that it does not know
-    its key; the guest stops, saved, and says how to pair again. It used to say `Hosta
-    left (...); the game is saved on both sides` and wait for ever."""
-    from ginp2p.app.session import forgotten_by_words
-    from tests.processes import guest, host
-
-    h = host(tmp_path / "h")
-    dead = guest(tmp_path / "g", h.join_string(), env={"GINP2P_CRASH_AT": BEFORE_THE_DEAL},
-                 name="dead")  # fmt: skip
-    assert dead.wait() == -signal.SIGKILL, dead.output
-    h.wait_for(r"lost the connection: waiting for Guesto")  # it has pinned the guest's name
-    h.kill()
-    ours = dead.game_file()
-    forgot = _ginp2p(tmp_path / "h", "keys", "--forget", "Guesto")
-    assert forgot.returncode == 0, forgot.stdout + forgot.stderr
-    h2 = host(tmp_path / "h", name="host again")
-    try:
-        port = h2.join_string().split("/")[0].rsplit(":", 1)[1]
-        g = Peer(tmp_path / "g", ["resume", str(ours), "--bot", "--address",
-                                  f"127.0.0.1:{port}"], name="guest resumes")  # fmt: skip
-        assert g.wait(timeout=30) == 1, g.output
-        assert f"error: {forgotten_by_words('Hosta')}\n" in g.output
-        assert f"the game is saved; continue it with: ginp2p resume {ours}" in g.output
-        assert ours.exists()
-        h2.wait_for("did not pair: it was told to use the pairing code", timeout=10)
-    finally:
-        h2.kill()
-
-
-def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path: Path) -> None:
-    dead = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3", crash=HOST_FIRST_PLAY)
-    assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
-    (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
-    (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
-    forgot = _ginp2p(tmp_path, "keys", "--forget", "Computer 2")  # the name without a terminal
+@pytest.mark.e2e
+def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(
+    tmp_path: Path, run_ginp2p: RunGinp2p
+) -> None:
+    ours, theirs = _killed_play(tmp_path, run_ginp2p)
+    forgot = run_ginp2p(tmp_path, "keys", "--forget", "Computer 2")  # the name without a terminal
     assert forgot.returncode == 0, forgot.stderr
-    refused = _ginp2p(tmp_path, "resume", str(ours))
+    refused = run_ginp2p(tmp_path, "resume", str(ours))
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "ginp2p resume: error: Computer 2 (" in refused.stderr and "is no longer one " \
         "of your paired players" in refused.stderr  # fmt: skip
@@ -373,40 +348,9 @@ def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(tmp_path:
            f"resume {ours}` continues it" in refused.stderr  # fmt: skip
     assert "resumed from" not in refused.stdout
 
-    again = _ginp2p(tmp_path, "play", *SHORT, "--linger", "3")  # pairs with it again
+    again = run_ginp2p(tmp_path, "play", *SHORT, "--linger", "3")  # pairs with it again
     assert again.returncode == 0, again.stdout + again.stderr
-    back = _ginp2p(tmp_path, "resume", str(ours), "--linger", "3")
+    back = run_ginp2p(tmp_path, "resume", str(ours), "--linger", "3")
     assert back.returncode == 0, back.stdout + back.stderr
     assert "MATCH OVER" in back.stdout
     assert_same_and_clean(ours, theirs)
-
-
-def test_a_guest_whose_host_moved_is_told_how_to_follow(tmp_path: Path) -> None:
-    """The host's program dies mid-game and comes back on another port (its own was
-    taken, say): nothing listens where the guest reconnects. After its connect timeout
-    of refusals the guest is told, once, that the host may run the game elsewhere and
-    how to follow it; `resume --address` then finishes the match."""
-    from tests.processes import guest, host
-
-    h = host(tmp_path / "h", env={"GINP2P_CRASH_AT": HOST_FIRST_PLAY})
-    g = guest(tmp_path / "g", h.join_string(), "--linger", "1", "--connect-timeout", "4")
-    try:
-        assert h.wait() == -signal.SIGKILL, h.output
-        hint = g.wait_for(r"nothing has listened at 127\.0\.0\.1:\d+ for (\d+) s: if Hosta runs "
-                          r"this game again at another port or address \(their screen shows "
-                          r"it\), leave \(the game stays saved\) and run: ginp2p resume (\S+) "
-                          r"--address HOST:PORT", timeout=60)  # fmt: skip
-        assert 4 <= int(hint.group(1)) < 20, "told after the guest's connect timeout, not 20 s"
-        assert hint.group(2) == str(g.game_file())
-        assert g.output.count("nothing has listened at") == 1, "said once"
-    finally:
-        g.kill()
-    h2 = Peer(tmp_path / "h", ["resume", str(h.game_file()), "--bot", "--port", "0",
-                               "--linger", "3"], name="host again")  # fmt: skip
-    port = h2.join_string().split("/")[0].rsplit(":", 1)[1]
-    g2 = Peer(tmp_path / "g", ["resume", str(g.game_file()), "--bot", "--address",
-                               f"127.0.0.1:{port}", "--linger", "3"],
-              name="guest follows")  # fmt: skip
-    assert g2.wait() == 0, g2.output
-    assert h2.wait() == 0, h2.output
-    assert_same_and_clean(h.game_file(), g.game_file())

@@ -3,34 +3,22 @@ Real processes: a computer host, a human guest whose typing comes through a pipe
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.processes import CODE, host, stop
+from tests.processes import CODE, RunGinp2p, host, piped, stop, wait_until
 
 
 def _human_guest(home: Path, join: str, answer: str, *extra: str, crash: str | None = None,
                  code: str | None = CODE) -> subprocess.Popen[str]:  # fmt: skip
-    env = dict(os.environ, GINP2P_HOME=str(home), PYTHONUNBUFFERED="1")
-    env.pop("GINP2P_CRASH_AT", None)
-    if crash is not None:
-        env["GINP2P_CRASH_AT"] = crash
-    home.mkdir(parents=True, exist_ok=True)
     pairing = ["--pair-code", code] if code is not None else []
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ginp2p", "join", join, *pairing, "--name", "Gus",
-         "--linger", "1", *extra],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=env,
-    )  # fmt: skip
-    return proc
+    return piped(home, "join", join, *pairing, "--name", "Gus", "--linger", "1", *extra,
+                 crash=crash)  # fmt: skip
 
 
 def _read_until(proc: subprocess.Popen[str], text: str, timeout: float = 60) -> str:
@@ -72,6 +60,7 @@ def _rest(proc: subprocess.Popen[str], text: str = "", timeout: float = 60) -> s
     return "".join(got)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize(
     ("answer", "leave"), [("maybe\nyes", "quit"), ("yes", "SIGTERM"), ("yes", "SIGINT"), ("no", "")]
 )
@@ -124,6 +113,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
         h.kill()
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("answer", ["no", "yes"])
 def test_a_scripts_answer_sent_before_the_rules_come_answers_them(
         answer: str, tmp_path: Path) -> None:  # fmt: skip
@@ -159,15 +149,16 @@ def test_a_yes_typed_before_the_rules_come_is_told_to_wait_for_them() -> None:
     they came is not taken, and says why."""
     from types import SimpleNamespace
 
-    from ginp2p.app.players import LinePlayer
+    from ginp2p.console.line import LinePlayer
 
     said: list[str] = []
-    session = SimpleNamespace(rules_pending=None, rules_due=True, say=said.append)
-    assert LinePlayer()._line(session, "yes") is None  # type: ignore[arg-type]
+    seat = SimpleNamespace(rules_asked=False, rules_due=True, say=said.append)
+    assert LinePlayer()._line(seat, "yes") is None  # type: ignore[arg-type]
     assert said == ["? the host's rules have not come yet: answer yes or no once they are "
                     "shown"]  # fmt: skip
 
 
+@pytest.mark.e2e
 def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> None:
     h = host(tmp_path / "h")
     g = _human_guest(tmp_path / "g", h.join_string(), "")
@@ -186,14 +177,9 @@ def test_a_guest_who_leaves_at_the_question_keeps_no_file(tmp_path: Path) -> Non
         h.kill()
 
 
-def _ginp2p(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GINP2P_HOME=str(home))
-    env.pop("GINP2P_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
-                          text=True, timeout=60, stdin=subprocess.DEVNULL, env=env)  # fmt: skip
-
-
-def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path) -> None:
+@pytest.mark.e2e
+def test_a_guest_killed_at_the_question_joins_the_same_host_again(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """Killed there, the guest never said yes: its file holds the host's hello alone, and
     no game began. `resume` of it says to join again, and `join` to that host goes to the
     rules question again, not to `resume`, and removes that file, which `games` never
@@ -209,12 +195,12 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path
         (left,) = (tmp_path / "g" / "games").glob("*.ginlog")
         before = left.read_bytes()
 
-        resumed = _ginp2p(tmp_path / "g", "resume", str(left))
+        resumed = run_ginp2p(tmp_path / "g", "resume", str(left))
         assert resumed.returncode == 1, resumed.stdout + resumed.stderr
         assert f"{left} never began: you had not said yes to the host's rules" in resumed.stderr
         assert f"to play this host, join it again: ginp2p join {join}" in resumed.stderr
         assert left.read_bytes() == before, "resume leaves it as it was"
-        listed = _ginp2p(tmp_path / "g", "games")
+        listed = run_ginp2p(tmp_path / "g", "games")
         assert listed.returncode == 0 and "no games in" in listed.stdout, listed.stdout
 
         again = _human_guest(tmp_path / "g", join, "", code=None)  # paired: no code
@@ -234,7 +220,9 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(tmp_path: Path
         h.kill()
 
 
-def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) -> None:
+@pytest.mark.e2e
+def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """Its yes (its hello) is saved, though never sent: that game began, so `join` to the
     host is turned to `resume`, and `resume` carries it on."""
     h = host(tmp_path / "h", "--preset", "hoyle")
@@ -247,16 +235,12 @@ def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) 
         assert g.returncode == -signal.SIGKILL, rest
         (old,) = (tmp_path / "g" / "games").glob("*.ginlog")
 
-        joined = _ginp2p(tmp_path / "g", "join", join)
+        joined = run_ginp2p(tmp_path / "g", "join", join)
         assert joined.returncode == 1, joined.stdout + joined.stderr
         assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
                f"{old}`" in joined.stderr  # fmt: skip
 
-        back = subprocess.Popen(
-            [sys.executable, "-m", "ginp2p", "resume", str(old), "--linger", "1"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-            env=dict(os.environ, GINP2P_HOME=str(tmp_path / "g"), PYTHONUNBUFFERED="1"),
-        )  # fmt: skip
+        back = piped(tmp_path / "g", "resume", str(old), "--linger", "1")
         seen = _read_until(back, "your cards:")
         assert "never began" not in seen and "play by these rules?" not in seen
         rest = _rest(back, "quit\n")
@@ -269,6 +253,7 @@ def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(tmp_path: Path) 
         h.kill()
 
 
+@pytest.mark.e2e
 def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         tmp_path: Path) -> None:  # fmt: skip
     """Its hello is out: the guest may still say yes and wait, so the host's files stay
@@ -294,9 +279,7 @@ def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         before = ours.stat().st_size
         g.stdin.write("yes\n")  # its hello is stored: the game is kept
         g.stdin.flush()
-        deadline = time.monotonic() + 20
-        while ours.stat().st_size == before and time.monotonic() < deadline:
-            time.sleep(0.05)
+        wait_until(lambda: ours.stat().st_size != before, "hello of the guest stored")
         # a script's quit waits for nothing the host owes: the host is gone (it waited)
         left = _rest(g, "quit\n", timeout=30)
         assert f"left the game; resume it with: ginp2p resume {ours}" in left, left
@@ -305,6 +288,7 @@ def test_a_host_who_leaves_while_the_guest_reads_the_rules_keeps_its_game(
         stop(g)
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("answer", ["no", "yes"])
 def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
         answer: str, tmp_path: Path) -> None:  # fmt: skip
@@ -334,6 +318,7 @@ def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
         h.kill()
 
 
+@pytest.mark.e2e
 def test_a_guest_that_insists_on_a_setting_is_told_which_differs(tmp_path: Path) -> None:
     """`join --set` means "insist on this": the refusal names the setting the host plays
     and the value the guest asked for, on both screens."""

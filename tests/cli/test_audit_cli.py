@@ -5,7 +5,6 @@ real process whose exit code a script would read."""
 from __future__ import annotations
 
 import json
-import os
 import random
 import subprocess
 import sys
@@ -17,11 +16,13 @@ import pytest
 
 from ginp2p.cli import main
 from ginp2p.files import peers
-from ginp2p.files.identity import _IDENTITY_HEADER, IDENTITY_FILE, fingerprint
+from ginp2p.files.identity import _IDENTITY_HEADER, IDENTITY_FILE
 from ginp2p.files.logfile import LogFile
 from ginp2p.game.rules import PRESETS, get_preset
-from ginp2p.record.audit import Verdict
+from ginp2p.proto.keytext import fingerprint
+from ginp2p.record.report import Verdict
 from ginp2p.testing.fakelink import FakeLink, make_pair
+from tests.processes import RunGinp2p
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "corpus"
@@ -29,9 +30,7 @@ EXPECTED: dict[str, dict[str, Any]] = json.loads((CORPUS / "expected.json").read
 NAMES = {"host": "Ann", "guest": "Bob"}  # the fake link's players
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+pytestmark = pytest.mark.usefixtures("ginp2p_home")
 
 
 def test_every_file_has_an_expectation_and_every_verdict_and_preset_is_covered() -> None:
@@ -95,10 +94,9 @@ def test_the_audit_reaches_the_expected_verdict(
 
 
 @pytest.mark.parametrize("name", ["clean-classic", "cheat-false-gin"])
-def test_a_real_process_exits_with_the_verdict(name: str, tmp_path: Path) -> None:
-    env = {**os.environ, "GINP2P_HOME": str(tmp_path / "home")}
-    run = subprocess.run([sys.executable, "-m", "ginp2p", "audit", str(CORPUS / f"{name}.ginlog")],
-                         capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+def test_a_real_process_exits_with_the_verdict(name: str, ginp2p_home: Path,
+                                               run_ginp2p: RunGinp2p) -> None:  # fmt: skip
+    run = run_ginp2p(ginp2p_home, "audit", str(CORPUS / f"{name}.ginlog"))
     assert run.returncode == EXPECTED[name]["exit"], run.stderr
     assert run.stdout.startswith(f"ginp2p audit: {EXPECTED[name]['verdict'].upper()} ")
 
@@ -196,21 +194,21 @@ def _keys_out(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[list[str]
 
 
 def test_the_audit_says_whose_keys_signed_the_log(
-        played: tuple[Path, list[nacl.signing.SigningKey]], tmp_path: Path,
+        played: tuple[Path, list[nacl.signing.SigningKey]], ginp2p_home: Path,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """Anyone can make two keys and call them Ann and Bob: the audit shows each key's
     fingerprint and says which is the auditor's own (GINP2P_HOME) or a paired player's."""
     path, keys = played
     pub = [bytes(k.verify_key) for k in keys]
     fp = [fingerprint(k) for k in pub]
-    home = tmp_path / "home"
+    home = ginp2p_home
     lines, doc = _keys_out(capsys, str(path))  # a home with no key: none is created
     assert lines == [f"Keys: host Ann, key {fp[0]} (not a key you know)",
                      f"      guest Bob, key {fp[1]} (not a key you know)"]  # fmt: skip
     assert [(k["feed"], k["name"], k["fingerprint"], k["known"]) for k in doc] == [
         ("host", "Ann", fp[0], None), ("guest", "Bob", fp[1], None)]  # fmt: skip
     assert not (home / IDENTITY_FILE).exists()
-    home.mkdir(mode=0o700)  # the auditor played the host; the guest is paired as Robert
+    home.chmod(0o700)  # the auditor played the host; the guest is paired as Robert
     (home / IDENTITY_FILE).write_text(f"{_IDENTITY_HEADER}\n{bytes(keys[0]).hex()}\n")
     (home / IDENTITY_FILE).chmod(0o600)
     peers.pin(pub[1], "Robert", home=home)

@@ -15,8 +15,21 @@ from typing import Any
 import pytest
 
 from ginp2p import cli
-from ginp2p.files.identity import key_to_text, load_or_create_identity
-from tests.processes import CODE, SHORT, Peer, assert_same_and_clean, host, stop
+from ginp2p.cli import lan
+from ginp2p.files.identity import load_or_create_identity
+from ginp2p.proto.keytext import key_to_text
+from tests.processes import (
+    CODE,
+    SHORT,
+    Peer,
+    RunGinp2p,
+    assert_same_and_clean,
+    ginp2p_env,
+    host,
+    in_terminal,
+    piped,
+    stop,
+)
 
 COMMANDS = ["play", "host", "join", "bot", "resume", "keys", "games", "selfplay", "rules",
             "replay", "audit", "export"]  # fmt: skip
@@ -54,16 +67,10 @@ def test_help_does_not_import_the_network() -> None:
     assert "HEAVY []" in out, out
 
 
-def _run(home: Path, *args: str, stdin: int | None = subprocess.DEVNULL,
-         env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:  # fmt: skip
-    full = dict(os.environ, GINP2P_HOME=str(home), **(env or {}))
-    full.pop("GINP2P_CRASH_AT", None)
-    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
-                          text=True, timeout=180, stdin=stdin, env=full)  # fmt: skip
-
-
-def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) -> None:
-    r = _run(tmp_path, "play", *SHORT, "--linger", "3")
+@pytest.mark.e2e
+def test_play_without_a_terminal_watches_two_computer_players(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
+    r = run_ginp2p(tmp_path, "play", *SHORT, "--linger", "3")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "two computer players play a match over the network protocol" in r.stdout
     over = re.search(r"MATCH OVER: (Computer \d) wins by (\d+) \(reached the target\); "
@@ -80,7 +87,7 @@ def test_play_without_a_terminal_watches_two_computer_players(tmp_path: Path) ->
     computer = load_or_create_identity(tmp_path / "computer").public_key
     assert mine != computer
     assert key_to_text(mine) in (tmp_path / "computer" / "peers.json").read_text()
-    listed = _run(tmp_path, "games")
+    listed = run_ginp2p(tmp_path, "games")
     assert listed.returncode == 0
     assert re.search(r"\n\d{4}-\d\d-\d\d \d\d:\d\d +Computer 2 +classic\* +(won|lost) "
                      r"\d+ to \d+ \(reached the target\)\n  \S+\.ginlog\n"
@@ -106,6 +113,7 @@ def test_games_says_when_a_game_began_in_local_time(monkeypatch: pytest.MonkeyPa
         time.tzset()
 
 
+@pytest.mark.e2e
 def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
     """`play --plain` with a pipe is the person, not two computers: the commands come
     from the pipe, and with --ascii no card is written with a suit symbol."""
@@ -124,6 +132,7 @@ def test_play_plain_reads_a_script_from_a_pipe_in_ascii(tmp_path: Path) -> None:
     assert "two computer players" not in me.output and me.output.isascii()
 
 
+@pytest.mark.e2e
 def test_a_scripts_look_waits_for_the_cards(tmp_path: Path) -> None:
     """A script's `look` is at the cards, so it waits for the deal as a move does. It
     answered at once, "waiting for guest: the guest's answer to the host's rules", and
@@ -138,17 +147,15 @@ def test_a_scripts_look_waits_for_the_cards(tmp_path: Path) -> None:
     assert "left the game; resume it with: ginp2p resume" in me.output
 
 
+@pytest.mark.e2e
 def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
     """At a terminal, a code that is not a code (a word misspelt) is asked again: it
     costs no attempt, and the right code then pairs and plays."""
     import pexpect
 
     h = host(tmp_path / "h")
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "g"))
-    env.pop("GINP2P_CRASH_AT", None)
-    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "join", h.join_string(), "--plain",
-                                           "--yes", "--linger", "1"],
-                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    child = in_terminal(tmp_path / "g", "join", h.join_string(), "--plain", "--yes", "--linger",
+                        "1")  # fmt: skip
     try:
         child.expect("its pairing code\\?")
         child.sendline(CODE.replace("tulip", "tulp"))
@@ -165,9 +172,7 @@ def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
         child.close()
         h.kill()
     # Ctrl-C at the question is an interruption, not a missing code
-    env["GINP2P_HOME"] = str(tmp_path / "g2")
-    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "join", h.join_string(), "--plain"],
-                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    child = in_terminal(tmp_path / "g2", "join", h.join_string(), "--plain")
     try:
         child.expect("its pairing code\\?")
         child.sendintr()
@@ -178,15 +183,12 @@ def test_a_mistyped_pairing_code_is_asked_again(tmp_path: Path) -> None:
     assert child.exitstatus == 130 and "give its pairing code" not in (child.before or "")
 
 
+@pytest.mark.e2e
 def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     import pexpect  # a test dependency: this test drives a real terminal
 
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path))
-    env.pop("GINP2P_CRASH_AT", None)
     # --plain: the line mode (in a terminal the full-screen table is the default)
-    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", *SHORT,
-                                           "--linger", "3"],
-                          env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))  # fmt: skip
+    child = in_terminal(tmp_path, "play", "--plain", *SHORT, "--linger", "3")
     moves = 0
     try:
         while moves < 300:
@@ -220,6 +222,7 @@ def test_play_in_a_terminal_is_you_against_the_computer(tmp_path: Path) -> None:
     assert_same_and_clean(games[0], theirs[0])
 
 
+@pytest.mark.e2e
 def test_quit_at_the_prompt_asks_first_and_leaves_no_prompt_behind(tmp_path: Path) -> None:
     """As the table's `:quit` and Ctrl-C do: `quit` asks before leaving a live game; n
     stays, y leaves, saved, exit 0. The question breaks between words to fit a narrow
@@ -248,6 +251,7 @@ def test_quit_at_the_prompt_asks_first_and_leaves_no_prompt_behind(tmp_path: Pat
     assert child.exitstatus == 0
 
 
+@pytest.mark.e2e
 def test_quit_from_a_pipe_leaves_at_once(tmp_path: Path) -> None:
     """A script cannot answer a question: `quit` from a pipe leaves without asking, even
     while the pipe stays open."""
@@ -267,15 +271,7 @@ def test_quit_from_a_pipe_leaves_at_once(tmp_path: Path) -> None:
 
 def _plain_play(home: Path, columns: int = 200) -> Any:
     """`ginp2p play --plain` in a real terminal (pexpect), at its first prompt."""
-    import pexpect
-
-    env = dict(os.environ, GINP2P_HOME=str(home))
-    for name in ("GINP2P_CRASH_AT", "COLUMNS", "LINES"):  # the terminal's own size counts
-        env.pop(name, None)
-    child = pexpect.spawn(sys.executable, ["-m", "ginp2p", "play", "--plain", "--ascii",
-                                           *SHORT],
-                          env=env, encoding="utf-8", timeout=60,
-                          dimensions=(50, columns))  # fmt: skip
+    child = in_terminal(home, "play", "--plain", "--ascii", *SHORT, columns=columns)
     child.expect(r"your move: [^\r\n]*\r\n")
     child.expect("ginp2p>")
     return child
@@ -295,6 +291,7 @@ def _left(child: Any) -> str:
 ASKED = "type y to leave, n to stay (Ctrl-C again leaves)"
 
 
+@pytest.mark.e2e
 def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> None:
     """As on the table, one stray key must not end a live game: Ctrl-C asks; n stays,
     and the game goes on with the computer still there; Ctrl-C again at the question
@@ -339,6 +336,7 @@ def test_ctrl_c_at_the_prompt_asks_and_a_second_one_leaves(tmp_path: Path) -> No
     assert child.exitstatus == 0
 
 
+@pytest.mark.e2e
 def test_ctrl_c_between_two_prompts_asks_as_at_a_prompt(tmp_path: Path) -> None:
     """A Ctrl-C typed as a line is entered, before the next prompt reads the keys, is a
     signal: it asks as at the prompt (it used to be lost, or to end the process with 130
@@ -362,7 +360,9 @@ def test_ctrl_c_between_two_prompts_asks_as_at_a_prompt(tmp_path: Path) -> None:
     assert "left (left for now; the game can be resumed)" in out.read_text()
 
 
-def test_ctrl_c_at_the_prompt_then_y_leaves_and_the_game_resumes(tmp_path: Path) -> None:
+@pytest.mark.e2e
+def test_ctrl_c_at_the_prompt_then_y_leaves_and_the_game_resumes(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
 
     child = _plain_play(tmp_path)
     try:
@@ -374,30 +374,32 @@ def test_ctrl_c_at_the_prompt_then_y_leaves_and_the_game_resumes(tmp_path: Path)
         child.close()
     assert child.exitstatus == 0
     (game,) = (tmp_path / "games").glob("*.ginlog")
-    r = _run(tmp_path, "resume", str(game), "--bot", "--linger", "3")
+    r = run_ginp2p(tmp_path, "resume", str(game), "--bot", "--linger", "3")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "MATCH OVER" in r.stdout
 
 
-def test_port_in_use_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
+def test_port_in_use_is_a_clear_error_and_saves_nothing(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         s.listen()
         port = s.getsockname()[1]
-        r = _run(tmp_path, "bot", "--host", "--bind", "127.0.0.1", "--port", str(port),
-                 "--no-advertise")  # fmt: skip
+        r = run_ginp2p(tmp_path, "bot", "--host", "--bind", "127.0.0.1", "--port", str(port),
+                       "--no-advertise")  # fmt: skip
     assert r.returncode == 1
     assert r.stderr.startswith(f"ginp2p bot: error: port {port} on 127.0.0.1 is in use")
     assert not list(tmp_path.glob("games/*"))
 
 
-def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(tmp_path: Path) -> None:
+def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(
+        tmp_path: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]  # bound, never listening: connections are refused
         key = key_to_text(load_or_create_identity(tmp_path / "other").public_key)
-        r = _run(tmp_path / "g", "bot", "--join", f"127.0.0.1:{port}/{key}", "--pair-code", CODE,
-                 "--connect-timeout", "2")  # fmt: skip
+        r = run_ginp2p(tmp_path / "g", "bot", "--join", f"127.0.0.1:{port}/{key}", "--pair-code",
+                       CODE, "--connect-timeout", "2")  # fmt: skip
     assert r.returncode == 1
     assert f"ginp2p bot: error: nothing was listening at 127.0.0.1:{port} within 2 s (the " \
            "connections were refused): is the host running, and is the port right?" \
@@ -406,6 +408,7 @@ def test_an_unreachable_host_is_a_clear_error_and_saves_nothing(tmp_path: Path) 
     assert not (tmp_path / "g" / "peers.json").exists()
 
 
+@pytest.mark.e2e
 def test_a_guest_resuming_alone_is_told_the_host_resumes_too(tmp_path: Path) -> None:
     """The host is not running its side of the saved game: after the wait, the guest
     learns what to do, not only that nobody answered."""
@@ -428,25 +431,26 @@ def test_a_guest_resuming_alone_is_told_the_host_resumes_too(tmp_path: Path) -> 
     )
 
 
-def test_a_bad_code_or_address_is_a_usage_error(tmp_path: Path) -> None:
-    r = _run(tmp_path, "bot", "--join", "127.0.0.1:5/abc", "--pair-code", CODE)
+def test_a_bad_code_or_address_is_a_usage_error(tmp_path: Path, run_ginp2p: RunGinp2p) -> None:
+    r = run_ginp2p(tmp_path, "bot", "--join", "127.0.0.1:5/abc", "--pair-code", CODE)
     assert r.returncode == 2 and "the key after '/' is 3 characters, not 52" in r.stderr
-    r = _run(tmp_path, "bot", "--host", "--pair-code", "7-notaword-anchor")
+    r = run_ginp2p(tmp_path, "bot", "--host", "--pair-code", "7-notaword-anchor")
     assert r.returncode == 2 and "unknown word 'notaword'" in r.stderr
 
 
 VERSION_99 = (
-    "import sys, ginp2p.net.transport as n; n.NET_VERSION = 99\n"
+    "import sys, ginp2p.proto.frames as n; n.NET_VERSION = 99\n"
     "from ginp2p.cli import main; sys.exit(main(sys.argv[1:]))"
 )
 
 
+@pytest.mark.e2e
 def test_a_version_mismatch_is_reported_on_both_sides(tmp_path: Path) -> None:
     h = host(tmp_path / "h")
     join = h.join_string()
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "g"))
     r = subprocess.run([sys.executable, "-c", VERSION_99, "bot", "--join", join, "--pair-code",
-                        CODE], capture_output=True, text=True, timeout=120, env=env)  # fmt: skip
+                        CODE], capture_output=True, text=True, timeout=120,
+                       env=ginp2p_env(tmp_path / "g"))  # fmt: skip
     assert r.returncode == 1, r.stdout
     assert r.stderr.startswith("ginp2p bot: error: ") and "version mismatch" in r.stderr \
         and "both need the same version" in r.stderr  # fmt: skip
@@ -456,7 +460,7 @@ def test_a_version_mismatch_is_reported_on_both_sides(tmp_path: Path) -> None:
 
 FORGED_HAVE = (
     "import sys, ginp2p.app.session as s\n"
-    "from ginp2p.net.transport import EntryFrame, HaveFrame\n"
+    "from ginp2p.proto.frames import EntryFrame, HaveFrame\n"
     "real = s.Session._on_frame\n"
     "async def forged(self, frame, peer):\n"
     "    await real(self, frame, peer)\n"
@@ -468,16 +472,16 @@ FORGED_HAVE = (
 )
 
 
+@pytest.mark.e2e
 def test_another_version_named_mid_game_does_not_stop_the_game(tmp_path: Path) -> None:
     """Once the game exists, a `have` naming another protocol version cannot be a real
     upgrade: stopping would only let the sender claim the match. It is ignored, once
     said, and the match ends as usual."""
     h = host(tmp_path / "h")
     join = h.join_string()
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "g"))
     r = subprocess.run([sys.executable, "-c", FORGED_HAVE, "bot", "--join", join, "--pair-code",
                         CODE, "--linger", "3"], capture_output=True, text=True, timeout=120,
-                       env=env)  # fmt: skip
+                       env=ginp2p_env(tmp_path / "g"))  # fmt: skip
     assert r.returncode == 0, r.stdout + r.stderr
     assert h.wait() == 0, h.output
     assert "version mismatch" not in h.output
@@ -486,34 +490,35 @@ def test_another_version_named_mid_game_does_not_stop_the_game(tmp_path: Path) -
     assert_same_and_clean(h.game_file(), guest_file)
 
 
-def test_keys_safety_number_and_forget(tmp_path: Path) -> None:
+def test_keys_safety_number_and_forget(tmp_path: Path, run_ginp2p: RunGinp2p) -> None:
     from ginp2p.files import peers
 
     other = load_or_create_identity(tmp_path / "other").public_key
     peers.pin(other, "Olga", home=tmp_path)
-    r = _run(tmp_path, "keys")
+    r = run_ginp2p(tmp_path, "keys")
     assert r.returncode == 0 and "Olga" in r.stdout and "your fingerprint:" in r.stdout
-    r = _run(tmp_path, "keys", "--safety", "olga")
+    r = run_ginp2p(tmp_path, "keys", "--safety", "olga")
     mine = load_or_create_identity(tmp_path).public_key
     assert peers.safety_number(mine, other) in r.stdout
-    r = _run(tmp_path, "keys", "--safety", "Oleg")
+    r = run_ginp2p(tmp_path, "keys", "--safety", "Oleg")
     assert r.returncode == 1 and "no paired player is called 'Oleg'" in r.stderr
     assert r.stdout == "", "the error is not buried under a screen of keys"
-    r = _run(tmp_path, "keys", "--forget", "Olga")
+    r = run_ginp2p(tmp_path, "keys", "--forget", "Olga")
     assert r.returncode == 0 and "forgot Olga" in r.stdout
     assert not peers.is_pinned(other, home=tmp_path)
-    r = _run(tmp_path, "keys", "--forget", "Olga")
+    r = run_ginp2p(tmp_path, "keys", "--forget", "Olga")
     assert r.returncode == 1 and "no paired player is called 'Olga'" in r.stderr
-    r = _run(tmp_path, "keys")  # none left: not "yet", and how to pair again
+    r = run_ginp2p(tmp_path, "keys")  # none left: not "yet", and how to pair again
     assert "no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)" \
         in r.stdout  # fmt: skip
 
 
-def test_selfplay_still_works(tmp_path: Path) -> None:
-    r = _run(tmp_path, "selfplay", "--seed", "3", *SHORT)
+def test_selfplay_still_works(tmp_path: Path, run_ginp2p: RunGinp2p) -> None:
+    r = run_ginp2p(tmp_path, "selfplay", "--seed", "3", *SHORT)
     assert r.returncode == 0 and "wins the match" in r.stdout
 
 
+@pytest.mark.e2e
 def test_resume_of_a_quit_game_continues(tmp_path: Path) -> None:
     """A human guest who types `quit` mid-game: saved; `resume --bot` finishes it."""
     h = host(tmp_path / "h")
@@ -559,16 +564,10 @@ def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -
     would be a `quit` of its own.)"""
     import signal
 
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path))
-    env.pop("GINP2P_CRASH_AT", None)
-    host = subprocess.Popen(
-        [sys.executable, "-m", "ginp2p", "host", "--port", "0", "--bind", "127.0.0.1",
-         "--no-advertise", "--name", "H"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, env=env,
-        # Ctrl-C as a terminal's program gets it: tests run in the background of a script
-        # (`pytest &`, nohup) ignore SIGINT, and the host would inherit that and wait on
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-    )  # fmt: skip
+    args = ["host", "--port", "0", "--bind", "127.0.0.1", "--no-advertise", "--name", "H"]
+    # Ctrl-C as a terminal's program gets it: tests run in the background of a script
+    # (`pytest &`, nohup) ignore SIGINT, and the host would inherit that and wait on
+    host = piped(tmp_path, *args, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     assert host.stdout is not None and host.stdin is not None
     for line in host.stdout:  # listening, no guest yet
         if "pairing code" in line:
@@ -583,15 +582,13 @@ def test_ctrl_c_before_a_guest_came_leaves_nothing_and_says_so(tmp_path: Path) -
     assert list((tmp_path / "games").iterdir()) == []
 
 
-def test_a_game_found_on_the_lan_says_how_its_key_is_checked(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+def test_a_game_found_on_the_lan_says_how_its_key_is_checked(ginp2p_home: Path) -> None:
     """A rematch is checked against the key paired with, a first game by the code: the
     line said 'checked by pairing' even to a player who had paired long ago."""
     from ginp2p.files import peers
 
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
-    key = load_or_create_identity(tmp_path / "host").public_key
-    assert cli._key_check(key) == "its key is checked by the pairing code, not taken on " \
+    key = load_or_create_identity(ginp2p_home / "host").public_key
+    assert lan.key_check(key) == "its key is checked by the pairing code, not taken on " \
                                   "the LAN's word"  # fmt: skip
     peers.pin(key, "Alice")
-    assert cli._key_check(key) == "its key is checked against the one you paired with"
+    assert lan.key_check(key) == "its key is checked against the one you paired with"

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from ginp2p.cli import NO_VERDICT, main
+from tests.processes import RunGinp2p, ginp2p_env
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 FALSE_GIN = CORPUS / "cheat-false-gin.ginlog"
@@ -27,15 +28,7 @@ FALSE_GIN = CORPUS / "cheat-false-gin.ginlog"
 PROOF = "claimed gin with 2C 6H 3C 8D 2S 9D KD unmatched"
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
-
-
-def _run(tmp_path: Path, *args: str, encoding: str = "utf-8") -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "home"), PYTHONIOENCODING=encoding)
-    return subprocess.run([sys.executable, "-m", "ginp2p", *args], capture_output=True,
-                          stdin=subprocess.DEVNULL, env=env, timeout=60)  # fmt: skip
+pytestmark = pytest.mark.usefixtures("ginp2p_home")
 
 
 def test_export_never_writes_over_the_log_it_reads(
@@ -59,7 +52,8 @@ def test_export_never_writes_over_the_log_it_reads(
 
 
 @pytest.mark.parametrize("command", ["audit", "export", "replay", "resume"])
-def test_a_pipe_or_a_device_is_refused_at_once(command: str, tmp_path: Path) -> None:
+def test_a_pipe_or_a_device_is_refused_at_once(command: str, tmp_path: Path, ginp2p_home: Path,
+                                               run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """Reading a pipe would wait for a writer forever, /dev/zero would fill memory.
     `resume /dev/null` said "/dev/null.ginlog: no such file" (a name without a suffix is
     taken for a game's, `resume GAME`): a path that is there is judged as given."""
@@ -67,10 +61,10 @@ def test_a_pipe_or_a_device_is_refused_at_once(command: str, tmp_path: Path) -> 
     os.mkfifo(fifo)
     os.mkfifo(tmp_path / "fifo")
     for path in (str(fifo), "/dev/zero", str(tmp_path / "fifo"), "/dev/null"):
-        r = _run(tmp_path, command, path)
+        r = run_ginp2p(ginp2p_home, command, path, encoding="utf-8")
         assert r.returncode == (NO_VERDICT if command == "audit" else 1), r.stderr
-        assert f"{path} is a pipe or a device, not a file".encode() in r.stderr, r.stderr
-        assert b"Traceback" not in r.stderr
+        assert f"{path} is a pipe or a device, not a file" in r.stderr, r.stderr
+        assert "Traceback" not in r.stderr
 
 
 def test_audit_replay_and_export_say_the_same_of_a_file_they_cannot_read(
@@ -122,20 +116,21 @@ def test_an_empty_file_is_damaged_and_nobody_owes_anything(
 
 
 @pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
-def test_a_console_without_suit_symbols_gets_card_codes(encoding: str, tmp_path: Path) -> None:
+def test_a_console_without_suit_symbols_gets_card_codes(
+        encoding: str, ginp2p_home: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     for args, code in ((["audit"], 1), (["export"], 0), (["replay"], 0)):
-        r = _run(tmp_path, *args, str(FALSE_GIN), encoding=encoding)
-        assert r.returncode == code and b"Traceback" not in r.stderr, r.stderr
-        assert PROOF in r.stdout.decode(encoding)
+        r = run_ginp2p(ginp2p_home, *args, str(FALSE_GIN), encoding=encoding)
+        assert r.returncode == code and "Traceback" not in r.stderr, r.stderr
+        assert PROOF in r.stdout
     # JSON stays lossless: escaped, not replaced
-    r = _run(tmp_path, "export", "--format", "json", str(FALSE_GIN), encoding=encoding)
+    r = run_ginp2p(ginp2p_home, "export", "--format", "json", str(FALSE_GIN), encoding=encoding)
     assert r.returncode == 0 and r.stdout.isascii(), r.stderr
     whys = [x["why"] for h in json.loads(r.stdout)["hands"] for x in h["rejected"]]
     assert any("claimed gin with 2♣ 6♥" in why for why in whys)
     # the engine-only match too: its melds, not question marks
-    r = _run(tmp_path, "selfplay", "-v", "--seed", "1", "--set", "game_target=30",
-             encoding=encoding)  # fmt: skip
-    out = r.stdout.decode(encoding)
+    r = run_ginp2p(ginp2p_home, "selfplay", "-v", "--seed", "1", "--set", "game_target=30",
+                   encoding=encoding)  # fmt: skip
+    out = r.stdout
     assert r.returncode == 0 and "?" not in out and re.search(r"melds \[[2-9TJQKA][SHDC] ", out)
 
 
@@ -303,11 +298,9 @@ def test_selfplay_verbose_shows_runs_in_sequence(capsys: pytest.CaptureFixture[s
 
 
 def test_a_damaged_key_is_reported_and_kept(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path, ginp2p_home: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    home = tmp_path / "home"
-    home.mkdir()
-    key = home / "identity.key"
+    key = ginp2p_home / "identity.key"
     key.write_text("not a key\n")
     key.chmod(0o600)
     assert main(["keys"]) == 1
@@ -324,8 +317,8 @@ def test_a_damaged_key_is_reported_and_kept(
 
 
 def test_games_lists_a_bad_file_without_hiding_the_others(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
-    games = tmp_path / "home" / "games"
+        tmp_path: Path, ginp2p_home: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    games = ginp2p_home / "games"
     games.mkdir(parents=True)
     shutil.copy(FALSE_GIN, games / "b.ginlog")
     shutil.copy(FALSE_GIN, games / "20250102-030405-guest.ginlog")  # no .peer beside either
@@ -351,14 +344,14 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
 
 
 def test_games_fits_80_columns_and_marks_rules_changed_by_set(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ginp2p_home: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """A row of `games` was about 150 columns wide with the file's path last, which
     wrapped into an unreadable table at 80 columns; now each game is a line of date,
     opponent, rules and result, then its file. A game played with `--set` showed only
     its preset's name, like any other of that preset: it is marked and its changes said.
     """
-    games = tmp_path / "home" / "a-folder-with-a-rather-long-name-as-real-ones-have" / "games"
+    games = ginp2p_home / "a-folder-with-a-rather-long-name-as-real-ones-have" / "games"
     games.mkdir(parents=True)
     shutil.copy(CORPUS / "clean-hoyle.ginlog", games / "20250101-120000-host.ginlog")
     shutil.copy(FALSE_GIN, games / "20250102-120000-host.ginlog")
@@ -376,7 +369,7 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
     assert re.search(r"  classic\*  lost 0 to 0 \(you cheated\)\n {38}\[audit: cheated\]\n", out)
     assert "\n  * hoyle with game_target=10\n" in out and "  * classic with game_target=10" in out
     # the longest a name, a preset and a result get: the result wraps in its column
-    from ginp2p.cli import _games_table
+    from ginp2p.cli.records import _games_table
     from ginp2p.files.games import GameInfo
 
     long = GameInfo(
@@ -404,16 +397,16 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
 
 
 def test_games_remembers_the_audit_of_a_file_that_did_not_change(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ginp2p_home: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """The listing audits every game, every shuffle checked: a folder of a hundred games
     took seconds. It now remembers each file's summary while the file is unchanged, and
     audits again a file that changed (a game that went on, another game copied over
     it); a memory that is damaged is ignored. The listing is the same either way."""
-    import ginp2p.record.audit
+    import ginp2p.files.records
     from ginp2p.files.games import CACHE_NAME
 
-    games = tmp_path / "home" / "games"
+    games = ginp2p_home / "games"
     games.mkdir(parents=True)
     shutil.copy(CORPUS / "clean-hoyle.ginlog", games / "a.ginlog")
     shutil.copy(FALSE_GIN, games / "b.ginlog")
@@ -424,13 +417,13 @@ def test_games_remembers_the_audit_of_a_file_that_did_not_change(
     first = capsys.readouterr().out
     assert "[audit: cheated]" in first and "hoyle" in first
     audited: list[str] = []
-    real = ginp2p.record.audit.audit
+    real = ginp2p.files.records.audit_file
 
     def counted(path: Path, *args: Any, **kwargs: Any) -> Any:
         audited.append(Path(path).name)
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(ginp2p.record.audit, "audit", counted)
+    monkeypatch.setattr(ginp2p.files.records, "audit_file", counted)
     import ginp2p.files.games
 
     read: list[Path] = []
@@ -453,27 +446,27 @@ def test_games_remembers_the_audit_of_a_file_that_did_not_change(
 
 
 def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+        ginp2p_home: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """A game left before the first deal was "not started", against "guest" (the log's
     stand-in for a guest whose hello it lacks), while `join` calls it unfinished and
     `resume` continues it: it is unfinished, against the player it waits for."""
     from ginp2p.files import peers
     from ginp2p.files.gamefiles import PeerFile, peer_path
     from ginp2p.files.games import unfinished_with
-    from ginp2p.files.identity import key_to_text
     from ginp2p.files.logfile import read_records
-    from ginp2p.proto.log import Entry
+    from ginp2p.proto.entry import Entry
+    from ginp2p.proto.keytext import key_to_text
     from tests.helpers import write
 
     records, _ = read_records(CORPUS / "clean-classic.ginlog")  # the host's hello, the guest's
     host_key, guest_key = (Entry.from_wire(r).body.key for r in records[:2])
-    games = tmp_path / "home" / "games"
+    games = ginp2p_home / "games"
     (games / "computer").mkdir(parents=True)
     computer = write(games / "computer" / "20250101-120000-guest.ginlog", records[:1])
     PeerFile("guest", "Computer", player="bot").save(peer_path(computer))
     played = write(games / "20250101-120000-host.ginlog", records[:1])  # `play` left undealt
     PeerFile("host", "Ann", computer_game=str(computer)).save(peer_path(played))
-    peers.pin(guest_key, "Bobby", home=tmp_path / "home")
+    peers.pin(guest_key, "Bobby", home=ginp2p_home)
     hosted = write(games / "20250102-120000-host.ginlog", records[:1])  # the guest left
     PeerFile("host", "Ann", peer_key=key_to_text(guest_key)).save(peer_path(hosted))
     alone = write(games / "20250103-120000-host.ginlog", records[:1])
@@ -495,7 +488,7 @@ def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
 
 
 def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        ginp2p_home: Path, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """A read-only GINP2P_HOME (tests run as root, so the refusal is made by hand)."""
     from ginp2p.files import identity
@@ -512,7 +505,7 @@ def test_a_key_that_cannot_be_written_is_one_line_and_leaves_nothing(
     err = capsys.readouterr().err
     assert err.startswith("ginp2p keys: error: cannot create your key in ")
     assert "Permission denied" in err and "Traceback" not in err
-    assert list((tmp_path / "home").iterdir()) == [], "no half-made key file"
+    assert list(ginp2p_home.iterdir()) == [], "no half-made key file"
 
 
 def test_a_games_folder_that_is_a_file_or_holds_a_dangling_link(
@@ -534,12 +527,12 @@ def test_a_games_folder_that_is_a_file_or_holds_a_dangling_link(
 
 @pytest.mark.parametrize("json_out", [False, True])
 def test_audit_gives_its_verdict_even_when_the_reader_stops_early(
-        json_out: bool, tmp_path: Path) -> None:  # fmt: skip
+        json_out: bool, ginp2p_home: Path) -> None:  # fmt: skip
     """`ginp2p audit FILE | head -1` under pipefail: a cheat must not read as clean."""
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path / "home"))
     args = [sys.executable, "-m", "ginp2p", "audit", *(["--json"] if json_out else []),
             str(FALSE_GIN)]  # fmt: skip
-    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
+    child = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=ginp2p_env(ginp2p_home))  # fmt: skip
     assert child.stdout is not None and child.stderr is not None
     child.stdout.close()  # the reader is gone before the first line
     err = child.stderr.read()
@@ -568,12 +561,12 @@ def test_a_name_that_is_empty_long_or_unprintable_is_refused_before_the_game(
     """It would head a side of the table (a blank one, one that runs into the other's
     score, a line break or an escape sequence on the other player's screen): refused at
     once, as any bad argument is."""
-    from ginp2p import cli
+    from ginp2p.cli import network
 
     def began(args: Any) -> None:
         raise AssertionError(f"the game began with the name {args.name!r}")
 
-    monkeypatch.setattr(cli, "_check_common", began)  # the first step of every game
+    monkeypatch.setattr(network, "_check_common", began)  # the first step of every game
     with pytest.raises(SystemExit) as exc:
         main([*command, "--name", name, "--log-dir", str(tmp_path / "games")])
     assert exc.value.code == 2
@@ -612,21 +605,23 @@ def test_two_games_started_in_one_second_never_share_a_file(
     assert gamefiles.peer_path(b).exists()
 
 
-def test_resume_without_the_secrets_file_says_so(tmp_path: Path) -> None:
+def test_resume_without_the_secrets_file_says_so(
+        tmp_path: Path, ginp2p_home: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     from ginp2p.files.gamefiles import PeerFile
 
     game = tmp_path / "game.ginlog"
     shutil.copy(CORPUS / "clean-classic.ginlog", game)
     PeerFile("host", "Ann").save(game.with_suffix(".peer"))
     before = game.read_bytes()
-    done = _run(tmp_path, "resume", str(game))
-    out = done.stdout.decode() + done.stderr.decode()
+    done = run_ginp2p(ginp2p_home, "resume", str(game), encoding="utf-8")
+    out = done.stdout + done.stderr
     assert done.returncode == 1 and "Traceback" not in out
     assert "game.secrets is missing: it holds your seeds" in out
     assert game.read_bytes() == before and not game.with_suffix(".secrets").exists()
 
 
-def test_resume_of_a_damaged_peer_file_says_what_is_damaged(tmp_path: Path) -> None:
+def test_resume_of_a_damaged_peer_file_says_what_is_damaged(
+        tmp_path: Path, ginp2p_home: Path, run_ginp2p: RunGinp2p) -> None:  # fmt: skip
     """A .peer whose other player's key or role was damaged stops the resume with one
     line naming the damage (it was a traceback), and changes no file."""
     from ginp2p.files.gamefiles import PeerFile
@@ -642,8 +637,8 @@ def test_resume_of_a_damaged_peer_file_says_what_is_damaged(tmp_path: Path) -> N
     ):
         side.save(game.with_suffix(".peer"))
         before = game.read_bytes()
-        done = _run(tmp_path, "resume", str(game))
-        out = done.stdout.decode() + done.stderr.decode()
+        done = run_ginp2p(ginp2p_home, "resume", str(game), encoding="utf-8")
+        out = done.stdout + done.stderr
         assert done.returncode == 1 and "Traceback" not in out, out
         assert f"game.peer is damaged: {words}" in out, out
         assert game.read_bytes() == before
@@ -764,12 +759,12 @@ def test_an_empty_file_folder_or_name_is_refused_not_taken_as_none(
     folder, keys --safety "" printed the keys and no safety number) or as the current
     folder (resume "" and export "" ended in a traceback, export -o "" in "Is a
     directory"); the audit named the wrong file for an empty second copy."""
-    from ginp2p import cli
+    from ginp2p.cli import network
 
     def began(args: Any) -> None:
         raise AssertionError("the game began")
 
-    monkeypatch.setattr(cli, "_check_common", began)
+    monkeypatch.setattr(network, "_check_common", began)
     with pytest.raises(SystemExit) as exc:
         main(args)
     assert exc.value.code == (NO_VERDICT if args[0] == "audit" else 2)
@@ -788,12 +783,12 @@ def test_a_bind_address_that_is_no_address_of_this_computer_is_refused_before_ho
         capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """It went to ZeroMQ as it was: the host began, then stopped with ZeroMQ's words
     ("cannot listen on 999.1.1.1:0: No such device (addr='tcp://999.1.1.1:*')")."""
-    from ginp2p import cli
+    from ginp2p.cli import network
 
     def began(args: Any) -> None:
         raise AssertionError("the game began")
 
-    monkeypatch.setattr(cli, "_check_common", began)
+    monkeypatch.setattr(network, "_check_common", began)
     with pytest.raises(SystemExit) as exc:
         main([*command, "--bind", address, "--port", "0"])
     assert exc.value.code == 2

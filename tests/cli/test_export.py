@@ -18,7 +18,7 @@ from ginp2p.cli import NO_VERDICT, main
 from ginp2p.game import engine
 from ginp2p.game.rules import get_preset
 from ginp2p.proto import events as ev
-from ginp2p.proto.log import GUEST, HOST, Entry
+from ginp2p.proto.entry import GUEST, HOST, Entry
 from ginp2p.proto.protocol import PeerProtocol
 from ginp2p.testing.fakelink import FakeLink, bot_player, make_pair
 from tests.helpers import Match, play_match, write
@@ -26,9 +26,7 @@ from tests.helpers import Match, play_match, write
 RULES = get_preset("classic").with_(game_target=10)
 
 
-@pytest.fixture(autouse=True)
-def _home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
+pytestmark = pytest.mark.usefixtures("ginp2p_home")
 
 
 @pytest.fixture(scope="module")

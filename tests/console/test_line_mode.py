@@ -6,9 +6,7 @@ laid down, the showdown, the score sheet."""
 from __future__ import annotations
 
 import io
-import os
 import re
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -16,17 +14,12 @@ from typing import Any
 
 import pytest
 
-from tests.processes import GUARD, stop
+from tests.processes import GUARD, piped, stop
 
 
+@pytest.mark.e2e
 def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path) -> None:
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
-    env.pop("GINP2P_CRASH_AT", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ginp2p", "play", "--plain", "--name", "Pat", "--set",
-         "game_target=500"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT, text=True, env=env,
-    )  # fmt: skip
+    proc = piped(tmp_path, "play", "--plain", "--name", "Pat", "--set", "game_target=500")
     assert proc.stdin is not None and proc.stdout is not None
     seen: list[str] = []
 
@@ -72,23 +65,20 @@ def test_a_hand_played_by_typing_shows_everything_at_the_showdown(tmp_path: Path
     assert "waiting for Computer: a commitment" not in out, "no shuffle steps in the way"
 
 
+@pytest.mark.e2e
 def test_the_computer_of_play_never_claims_against_a_slow_person(tmp_path: Path) -> None:
     """Nobody else waits in `play`: a person may think past the claim timeout, and is
     not told to hurry."""
-    env = dict(os.environ, GINP2P_HOME=str(tmp_path), PYTHONUNBUFFERED="1")
-    env.pop("GINP2P_CRASH_AT", None)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ginp2p", "play", "--plain", "--claim-timeout", "1"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env=env,
-    )  # fmt: skip
+    proc = piped(tmp_path, "play", "--plain", "--claim-timeout", "1")
     assert proc.stdin is not None and proc.stdout is not None
     seen: list[str] = []
     try:
         while line := proc.stdout.readline():
             seen.append(line)
             if line.startswith("your move:"):
-                time.sleep(4)  # four timeouts
+                # the person thinks for four claim timeouts: the time passing is what is
+                # tested (nothing may happen meanwhile), not a wait for something to happen
+                time.sleep(4)
                 proc.stdin.write("resign yes\n")
                 proc.stdin.flush()
         proc.wait(GUARD)
@@ -100,16 +90,14 @@ def test_the_computer_of_play_never_claims_against_a_slow_person(tmp_path: Path)
 
 
 class _Said:
-    """What the line mode reads of a session to answer `help`, and what it says."""
+    """What the line mode reads of its seat to answer `help`, and what it says."""
 
     def __init__(self, preset: str) -> None:
-        from types import SimpleNamespace
-
         from ginp2p.game.rules import get_preset
 
         self.lines: list[str] = []
-        self.rules_pending = None
-        self.proto = SimpleNamespace(table=SimpleNamespace(rules=get_preset(preset)))
+        self.rules_asked = False
+        self.rules = get_preset(preset)
 
     def say(self, text: str) -> None:
         self.lines += text.splitlines()
@@ -120,7 +108,7 @@ def test_help_tells_the_rules_being_played_and_ctrl_c_only_at_a_terminal(
     """`help` starts with the preset's rules in the table help's words (rumino: runs of 3
     or 4, knock instead of drawing, rumino), not classic's; Ctrl-C is listed only where
     it is a key: from a pipe nobody can type it."""
-    from ginp2p.app.players import LinePlayer
+    from ginp2p.console.line import LinePlayer
     from ginp2p.game.rules import get_preset
     from ginp2p.present.words import rules_help
 
@@ -199,22 +187,22 @@ def test_a_meld_that_leaves_too_much_deadwood_is_refused_with_the_deadwood() -> 
     """Rumino, before drawing: A♣ 2♣′ JK is a run, but knocking with it leaves 10 over
     the limit of 7. It used to be called no meld at all; the refusal gives the deadwood
     it would leave, and what the knock with no brackets would lay."""
-    from ginp2p.app.players import LinePlayer
+    from ginp2p.console.line import LinePlayer
     from ginp2p.game import engine
     from ginp2p.game.rules import get_preset
-    from tests.console.test_tui_table import LineSession, deal
+    from tests.console.test_tui_table import FakeSeat, deal
 
     h = deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C", "QC",
              dealer_seat=1)  # fmt: skip
-    s = LineSession(h)
+    s = FakeSeat(h)
     s.player = player = LinePlayer(stdin=io.StringIO())
-    player._line(s, "knock [ac 2c' jk]")  # type: ignore[arg-type]
+    player._line(s, "knock [ac 2c' jk]")
     assert s.said == ["? you cannot knock laying down [A♣ 2♣′ JK]: that leaves deadwood 10 "
                       "(3♠ 4♠′ A♥′ 2♥), over the limit of 7; with no brackets the best melds "
                       "are laid (deadwood 6)"]  # fmt: skip
-    player._line(s, "knock [ac 2c]")  # type: ignore[arg-type]
+    player._line(s, "knock [ac 2c]")
     assert s.said[-1] == "? [ac 2c] is not a meld you can lay down here", "no meld: as before"
-    player._line(s, "knock [3s 4s' jk]")  # type: ignore[arg-type]
+    player._line(s, "knock [3s 4s' jk]")
     assert isinstance(s.submitted[-1].action, engine.Knock), "a meld within the limit is laid"
 
 
@@ -222,23 +210,23 @@ def test_take_says_why_the_pile_cannot_be_taken() -> None:
     """Hoyle, after both passed the upcard: `take` and `pile` say so (they used to say
     there was no upcard, with 6♥ on the pile). Rumino has no first upcard: `take` says
     so, and that `pile` takes the pile's top."""
-    from ginp2p.app.players import LinePlayer
+    from ginp2p.console.line import LinePlayer
     from ginp2p.game import engine
     from ginp2p.game.rules import get_preset
-    from tests.console.test_tui_table import LineSession, deal, play
+    from tests.console.test_tui_table import FakeSeat, deal, play
 
     h = deal(get_preset("hoyle"), "7H 8H 9H 4S 4D 4C 2C 3D AS TH",
              "5S 6S 7S 2D 9D JD QD KD 6C 8C", "6H")  # fmt: skip
-    s = LineSession(play(h, engine.PassUpcard(), engine.PassUpcard()))
+    s = FakeSeat(play(h, engine.PassUpcard(), engine.PassUpcard()))
     s.player = player = LinePlayer(stdin=io.StringIO())
     for verb in ("take", "pile"):
-        player._line(s, verb)  # type: ignore[arg-type]
+        player._line(s, verb)
         assert s.said[-1] == "? both passed the upcard 6♥, so the first draw is from the " \
             "stock; you can: stock"  # fmt: skip
-    s = LineSession(deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'",
+    s = FakeSeat(deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'",
                          "7H 8H 9H KD 2D 9S 6C", "QC", dealer_seat=1))  # fmt: skip
     s.player = player
-    player._line(s, "take")  # type: ignore[arg-type]
+    player._line(s, "take")
     assert s.said[-1] == "? these rules have no first upcard to take (pile takes Q♣); you " \
         "can: stock | pile | knock"  # fmt: skip
     assert s.submitted == []
@@ -247,44 +235,88 @@ def test_take_says_why_the_pile_cannot_be_taken() -> None:
 def test_a_move_owed_past_the_claim_timeout_is_told_a_claim_may_come_now() -> None:
     """After a resume that came late, the line mode said "in -26 s Alice may claim the
     match"; past the timeout it says the claim may come now (the table shows 0:00)."""
-    from ginp2p.app.players import LinePlayer
-    from tests.console.test_tui_table import LineSession, drawn_hand
+    from ginp2p.console.line import LinePlayer
+    from tests.console.test_tui_table import FakeSeat, drawn_hand
 
-    class Late(LineSession):
-        waited = 0.0
-
-        def my_wait(self) -> float | None:
-            return self.waited
-
-    s = Late(drawn_hand())
+    s = FakeSeat(drawn_hand())
     s.player = player = LinePlayer(stdin=io.StringIO())
-    timeout = s.proto.table.claim_timeout
-    s.waited = timeout * 3 / 4
-    player.next_command(s)  # type: ignore[arg-type]
-    assert s.said[-1] == f"you have had this move for {s.waited:.0f} s: in " \
-        f"{timeout - s.waited:.0f} s Bot may claim the match"  # fmt: skip
+    timeout = s.claim_timeout
+    s.my_wait = waited = timeout * 3 / 4
+    player.next_command(s)
+    assert s.said[-1] == f"you have had this move for {waited:.0f} s: in " \
+        f"{timeout - waited:.0f} s Bot may claim the match"  # fmt: skip
     player._late_told = False
-    s.waited = timeout + 26
-    player.next_command(s)  # type: ignore[arg-type]
-    assert s.said[-1] == f"you have had this move for {s.waited:.0f} s: now Bot may claim " \
+    s.my_wait = waited = timeout + 26
+    player.next_command(s)
+    assert s.said[-1] == f"you have had this move for {waited:.0f} s: now Bot may claim " \
         "the match"  # fmt: skip
 
 
 def test_a_hands_result_lists_your_score_first_as_look_does() -> None:
     """A guest read "[Robo 13, you 0]" (the host's first) under a look that says "you
     0, Robo 13": both now say "you" first."""
-    from ginp2p.app.players import LinePlayer
-    from ginp2p.app.session import Session
+    from ginp2p.console.line import LinePlayer
     from ginp2p.game import engine
-    from ginp2p.proto.table import HandScored
-    from tests.console.test_tui_table import LineSession, draft_from, knocked_hand
+    from ginp2p.present.seat_words import event_words
+    from ginp2p.proto.results import HandScored
+    from tests.console.test_tui_table import FakeSeat, draft_from, knocked_hand
 
     h = knocked_hand()  # Ann (host, seat 0) knocked; we are Bot, the guest
-    s = LineSession(h, me=1)
+    s = FakeSeat(h, me=1)
     s.player = LinePlayer(stdin=io.StringIO())
     s.names = ("Ann", "you")
     view = h.view(1)
     done = engine.apply(h, draft_from(engine.legal_actions(view)[0], view).action())
     assert done.result is not None
-    said = Session.describe(s, HandScored(1, done.result, (13, 0)), terse=False)  # type: ignore[arg-type]
+    said = event_words(s, HandScored(1, done.result, (13, 0)), terse=False)
     assert said is not None and said.endswith("  [you 0, Ann 13]"), said
+
+
+class _Quiet:
+    """A connection that is never up: the session's link says so, and nothing is sent."""
+
+    async def send(self, frame: Any, to: bytes | None = None) -> bool:
+        return True
+
+    async def close(self) -> None:
+        pass
+
+
+@pytest.mark.usefixtures("ginp2p_home")
+def test_the_line_mode_reads_a_live_game_through_the_sessions_seat() -> None:
+    """A session hands its player a seat (never itself), and `look` at the line prompt
+    reads the game through it: the score and the goal, the stock and the pile, this
+    player's own cards in melds, and whose move it is."""
+    import random
+
+    from ginp2p.app.session import Session
+    from ginp2p.console.line import LinePlayer
+    from ginp2p.game.rules import get_preset
+    from ginp2p.proto.entry import GUEST
+    from ginp2p.testing.fakelink import FakeLink, dealt, make_pair, step_until
+
+    rng = random.Random(5)
+    host, guest = make_pair(get_preset("classic"), rng)
+    link = FakeLink(host, guest, rng, players=(None, None))  # nobody moves: hand 1 waits
+    link.start()
+    step_until(link, lambda: guest.proto.table.hand is not None and dealt(link))
+    said: list[str] = []
+    player = LinePlayer(stdin=io.StringIO())
+    session = Session(guest.proto, _Quiet(), player, None, None, out=said.append)  # type: ignore[arg-type]
+    seat = session.seat
+    assert seat is not session and not hasattr(seat, "proto"), "the player gets a seat"
+    assert seat.me == GUEST and seat.names == ("Ann", "you")
+    player.look(seat)
+    hand = guest.proto.view()
+    assert hand is not None and hand.upcard is not None
+    assert said[0] == (
+        f"hand 1 · you 0, Ann 0 (game to 100) · stock {hand.stock_left} · pile "
+        f"{hand.upcard.pretty()} (1)"
+    )
+    cards = said[1].removeprefix("your cards: ").replace("[", "").replace("]", "").split()
+    mine = {c.pretty() for c in hand.cards(GUEST) if c is not None}
+    assert said[1].startswith("your cards: ") and mine <= set(cards), said
+    if seat.my_turn:  # the non-dealer decides on the upcard first
+        assert said[-1] == "your move: take | pass"
+    else:
+        assert said[-1] == "waiting for Ann to connect…"

@@ -4,6 +4,11 @@ Logs are real: two PeerProtocol peers play a short match over the in-memory fake
 and their entries and seeds are written to a ``.ginlog`` and ``.secrets`` files, as a
 peer writes them. The expected results come from elsewhere: the audit of the same
 file, and the events each peer saw while playing.
+
+Every game here keeps the real k (``shuffle.K_MIN`` rounds of the shuffle's proofs),
+though no test is about the proofs' strength: each is read back from a file, and a
+file is always read at the protocol's floor (a game at fewer rounds, as the protocol
+tests choose, reads as damage).
 """
 
 from __future__ import annotations
@@ -26,23 +31,17 @@ from prompt_toolkit.output.vt100 import Vt100_Output
 
 from ginp2p.cli import main
 from ginp2p.console.tui.look import Look
-from ginp2p.console.tui.replay import (
-    Viewer,
-    audit_lines,
-    build_app,
-    footer_for,
-    frame_text,
-    plain_lines,
-    screen,
-)
+from ginp2p.console.tui.replay import build_app, footer_for, frame_text, plain_lines
+from ginp2p.console.tui.replay_screen import audit_lines, screen
+from ginp2p.console.tui.viewer import Viewer
 from ginp2p.files.logfile import secrets_path
+from ginp2p.files.records import audit_file, load_replay
 from ginp2p.game.engine import Action, HandState, Phase, Resign
 from ginp2p.game.rules import get_preset
 from ginp2p.proto import events as ev
-from ginp2p.proto.log import GUEST, HOST
+from ginp2p.proto.entry import GUEST, HOST
 from ginp2p.proto.protocol import PeerProtocol
-from ginp2p.record.audit import audit
-from ginp2p.record.replay import VIEWS, ReplayError, load, phase_words
+from ginp2p.record.replay import VIEWS, ReplayError, phase_words
 from ginp2p.testing.fakelink import FakeLink, bot_player, make_pair
 from tests.helpers import Match, play_match, write
 
@@ -94,9 +93,9 @@ def ansi_free(text: str) -> str:
 
 
 def test_the_end_shows_the_final_scores_of_the_log(saved: Path) -> None:
-    report = audit(saved)
+    report = audit_file(saved)
     assert report.verdict.value == "clean" and report.scores is not None
-    r = load(saved)
+    r = load_replay(saved)
     assert r.report == report and len(r) == report.entries
     last = r.frame(len(r) - 1, "public")
     assert (last.seats[HOST].score, last.seats[GUEST].score) == report.scores
@@ -114,7 +113,7 @@ def test_the_end_shows_the_final_scores_of_the_log(saved: Path) -> None:
 
 
 def test_views_show_what_each_may_know(saved: Path, honest: Match) -> None:
-    r = load(saved)
+    r = load_replay(saved)
     assert r.secrets == (secrets_path(saved), None)
     assert r.default_view() == "host"  # the file's owner
     dealt = r.deals[1]
@@ -137,7 +136,7 @@ def test_views_show_what_each_may_know(saved: Path, honest: Match) -> None:
 def test_a_drawn_card_is_named_to_its_drawer_at_the_key(saved: Path) -> None:
     """The drawer learns a stock card from the other player's key: the host's view
     names it there, in the words as on the table, not one entry early at the draw."""
-    r = load(saved)
+    r = load_replay(saved)
     draw = next(s for s in r.steps if s.kind == "draw_stock" and s.author == HOST)
     key = next(s for s in r.steps[draw.index :] if s.kind == "stock_key")
     assert key.author == GUEST and not draw.opened
@@ -158,7 +157,7 @@ def test_a_drawn_card_is_named_to_its_drawer_at_the_key(saved: Path) -> None:
 
 
 def test_move_and_hand_navigation(saved: Path) -> None:
-    r = load(saved)
+    r = load_replay(saved)
     moves = [s.index for s in r.steps if s.kind in ev.ACTION_KINDS]
     assert r.next_move(0) == moves[0] and r.next_move(moves[0]) == moves[1]
     assert r.prev_move(moves[1]) == moves[0]
@@ -172,14 +171,14 @@ def test_move_and_hand_navigation(saved: Path) -> None:
 
 
 def test_an_unfinished_log_replays_to_where_it_stops(honest: Match, tmp_path: Path) -> None:
-    full = load(write(tmp_path / "full.ginlog", honest.host.saved))
+    full = load_replay(write(tmp_path / "full.ginlog", honest.host.saved))
     stop = next(s.index for s in full.steps[full.deals[1] + 3 :]  # in play of hand 1
                 if s.kind == "discard")  # fmt: skip
     cut = [s.entry.wire for s in full.steps[: stop + 1]]
     path = write(tmp_path / "cut.ginlog", cut, honest.host)
     with path.open("ab") as f:
         f.write(b"\xc5\x01")  # a torn last record
-    r = load(path)
+    r = load_replay(path)
     assert len(r) == len(cut)
     assert r.report.verdict.value == "damaged" and any("torn" in n for n in r.notes)
     last = r.steps[-1]
@@ -203,20 +202,20 @@ def test_an_unfinished_log_replays_to_where_it_stops(honest: Match, tmp_path: Pa
 
 def test_a_players_own_cards_need_their_secrets(honest: Match, cheat: Match,
                                                 tmp_path: Path) -> None:  # fmt: skip
-    r0 = load(write(tmp_path / "full.ginlog", honest.host.saved))
+    r0 = load_replay(write(tmp_path / "full.ginlog", honest.host.saved))
     cut = [s.entry.wire for s in r0.steps[: r0.deals[1] + 1]]
     path = write(tmp_path / "cut.ginlog", cut)  # no secrets beside it
-    r = load(path)
+    r = load_replay(path)
     assert r.secrets == (None, None) and r.default_view() == "public"
     assert all(c is None for c in r.frame(len(r) - 1, "guest").seats[GUEST].cards)
     guest_secrets = write(tmp_path / "guest.ginlog", [], honest.guest).with_suffix(".secrets")
-    r = load(path, [guest_secrets])
+    r = load_replay(path, [guest_secrets])
     assert r.secrets == (None, guest_secrets)
     seen = r.frame(len(r) - 1, "guest").seats[GUEST].cards
     assert sorted(seen) == sorted(honest.dealt(GUEST)[1])  # type: ignore[type-var]
     stranger = write(tmp_path / "other.ginlog", [], cheat.host).with_suffix(".secrets")
     with pytest.raises(ReplayError, match="not of this game"):
-        load(path, [stranger])
+        load_replay(path, [stranger])
     # what --secrets names may be no secrets file at all: said in one plain sentence
     folder, notes = tmp_path / "a-folder", tmp_path / "notes.txt"
     folder.mkdir()
@@ -225,15 +224,15 @@ def test_a_players_own_cards_need_their_secrets(honest: Match, cheat: Match,
                         (notes, f"{notes} is not a ginp2p secrets file: it does not begin "
                                 "with GINSEC1")):  # fmt: skip
         with pytest.raises(ReplayError) as exc:
-            load(path, [wrong])
+            load_replay(path, [wrong])
         assert str(exc.value) == says
 
 
 def test_the_cheat_is_marked(cheat: Match, tmp_path: Path) -> None:
     path = write(tmp_path / "cheat.ginlog", cheat.host.saved, cheat.host)
-    report = audit(path)
+    report = audit_file(path)
     assert report.cheat is not None and report.cheat.rule == "bad-checkpoint"
-    r = load(path)
+    r = load_replay(path)
     marked = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
     assert [s.entry.id for s in marked] == [report.cheat.entry]
     (bad,) = marked
@@ -246,14 +245,14 @@ def test_the_cheat_is_marked(cheat: Match, tmp_path: Path) -> None:
 
 def test_unreadable_files_are_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(ReplayError, match="no such file"):
-        load(tmp_path / "nope.ginlog")
+        load_replay(tmp_path / "nope.ginlog")
     (tmp_path / "notes.txt").write_text("hello")
     with pytest.raises(ReplayError, match="not a ginp2p game log"):
-        load(tmp_path / "notes.txt")
+        load_replay(tmp_path / "notes.txt")
     with pytest.raises(ReplayError, match="no entry"):
-        load(write(tmp_path / "empty.ginlog", []))
+        load_replay(write(tmp_path / "empty.ginlog", []))
     with pytest.raises(ReplayError, match="is a folder"):
-        load(tmp_path)
+        load_replay(tmp_path)
 
 
 # ------------------------------------------------------------------------ the application
@@ -268,7 +267,7 @@ def drive(viewer: Viewer, keys: str, output: Any = None) -> int:
 
 
 def test_the_viewer_steps_to_the_end_and_back(saved: Path) -> None:
-    r = load(saved)
+    r = load_replay(saved)
     n = len(r)
     v = Viewer(r, 0, "host", Look(ascii=True, colour=False))
     assert drive(v, "l" * (n + 5) + "q") == n - 1  # entry by entry, past the end: stays
@@ -285,7 +284,7 @@ def test_the_viewer_steps_to_the_end_and_back(saved: Path) -> None:
 
 def test_the_viewer_jumps_by_move_hand_number_and_mark(saved: Path, cheat: Match,
                                                         tmp_path: Path) -> None:  # fmt: skip
-    r = load(saved)
+    r = load_replay(saved)
     v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
     assert drive(v, "jq") == r.next_move(0)
     assert drive(v, "1\rq") == r.deals[1]
@@ -295,7 +294,7 @@ def test_the_viewer_jumps_by_move_hand_number_and_mark(saved: Path, cheat: Match
     assert drive(v, "vvq") == 4 and v.view == "guest"
     assert drive(v, "mq") == 4 and "marks no entry" in v.message
     assert drive(v, "?jq") == r.next_move(4) and not v.help  # a move closes the help first
-    c = load(write(tmp_path / "cheat.ginlog", cheat.host.saved))
+    c = load_replay(write(tmp_path / "cheat.ginlog", cheat.host.saved))
     v = Viewer(c, 0, "public", Look(ascii=True, colour=False))
     bad = next(s.index for s in c.steps if s.mark is not None)
     assert drive(v, "mq") == bad
@@ -307,7 +306,7 @@ def test_the_viewer_jumps_by_move_hand_number_and_mark(saved: Path, cheat: Match
 def test_the_ascii_help_writes_the_arrow_keys_as_words(saved: Path) -> None:
     """--ascii wrote the arrows of the help as `v` and `^`, so `v` read as both "next
     move" and "next view": the arrows are words there; with symbols they stay arrows."""
-    r = load(saved)
+    r = load_replay(saved)
     v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
     drive(v, "?q")
     text = fragment_text(screen(v, 100, 40))
@@ -325,7 +324,7 @@ def test_hand_0_in_the_viewer_is_no_hand_as_with_the_option(saved: Path,
                                                              ) -> None:  # fmt: skip
     """`0 Enter` went silently to the set-up (the log files it under hand 0): it says
     hands count from 1 and where the set-up is, as `--hand 0` does, and stays put."""
-    r = load(saved)
+    r = load_replay(saved)
     v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
     assert drive(v, "5g0\rq") == 4
     last = r.hands[-1]
@@ -338,7 +337,7 @@ def test_hand_0_in_the_viewer_is_no_hand_as_with_the_option(saved: Path,
 
 def test_what_reaches_the_terminal(saved: Path) -> None:
     """The bytes the application writes hold the final scores, cards in colour."""
-    r = load(saved)
+    r = load_replay(saved)
     out = io.StringIO()
     term = Vt100_Output(out, lambda: Size(rows=40, columns=100), term="xterm")
     v = Viewer(r, 0, "host", Look(ascii=False, colour=True))
@@ -363,7 +362,7 @@ def fragment_text(fragments: Any) -> str:
 def test_the_command_prints_frames_and_steps(
     saved: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    report = audit(saved)
+    report = audit_file(saved)
     s, w = report.scores, report.winner
     assert s is not None and w is not None
     assert main(["replay", str(saved), "--at", "end", "--ascii"]) == 0
@@ -423,10 +422,10 @@ def test_a_game_played_by_two_processes_replays(
                           stdin=subprocess.DEVNULL, env=env)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     (path,) = (home / "games").glob("*.ginlog")
-    r = load(path)
+    r = load_replay(path)
     # the player's secrets beside the log, the computer's beside its own copy
     assert all(r.secrets) and r.default_view() == "host"
-    report = audit(path)
+    report = audit_file(path)
     s, w = report.scores, report.winner
     assert s is not None and w is not None
     v = Viewer(r, 0, "host", Look(ascii=True, colour=False))
@@ -454,7 +453,7 @@ def test_a_game_played_by_two_processes_replays(
 def test_the_cheat_is_marked_on_an_entry_of_the_cheater(name: str) -> None:
     """Where the twins of an equivocation cannot be placed, the mark goes on the
     cheater's last entry before them, never on the other player's."""
-    r = load(Path(__file__).parents[1] / "corpus" / f"{name}.ginlog", find_secrets=False)
+    r = load_replay(Path(__file__).parents[1] / "corpus" / f"{name}.ginlog", find_secrets=False)
     cheat = r.report.cheat
     assert cheat is not None
     (marked,) = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
@@ -464,7 +463,7 @@ def test_the_cheat_is_marked_on_an_entry_of_the_cheater(name: str) -> None:
 def test_moves_before_a_cheat_found_at_the_openings_are_not_marked_without_effect() -> None:
     """A shuffle from other seeds is found only when the seeds are opened: the hand
     dealt from it was played and is replayed; what follows the openings has no effect."""
-    r = load(Path(__file__).parents[1] / "corpus" / "cheat-slipped-through.ginlog",
+    r = load_replay(Path(__file__).parents[1] / "corpus" / "cheat-slipped-through.ginlog",
              find_secrets=False)  # fmt: skip
     marks = {s.index: s.mark.level for s in r.steps if s.mark is not None}
     cheat_at = next(i for i, level in marks.items() if level == "cheat")
@@ -479,7 +478,7 @@ def test_moves_before_a_cheat_found_at_the_openings_are_not_marked_without_effec
 
 
 def test_a_narrow_screen_wraps_a_hand_and_a_tiny_one_says_it_is_too_small(saved: Path) -> None:
-    r = load(saved)
+    r = load_replay(saved)
     at = r.deals[1] + 6  # a few moves into hand 1: both hands are known in the host's view
     v = Viewer(r, at, "all", Look(ascii=False, colour=False))
     lines = fragment_text(screen(v, 39, 22)).splitlines()
@@ -497,14 +496,16 @@ def test_a_narrow_screen_wraps_a_hand_and_a_tiny_one_says_it_is_too_small(saved:
 
 def test_a_refused_take_names_the_card_it_meant() -> None:
     """A take out of turn is refused, yet the card it meant was public: the upcard."""
-    r = load(Path(__file__).parents[1] / "corpus" / "cheat-out-of-turn.ginlog", find_secrets=False)
+    r = load_replay(
+        Path(__file__).parents[1] / "corpus" / "cheat-out-of-turn.ginlog", find_secrets=False
+    )
     (marked,) = [s for s in r.steps if s.mark is not None and s.mark.level == "cheat"]
     assert marked.entry.kind == "take_upcard"
     assert r.describe(marked).endswith("takes the upcard Q♠")
 
 
 def test_at_60_columns_the_verdict_the_view_and_the_score_stay_in_sight(saved: Path) -> None:
-    r = load(saved)
+    r = load_replay(saved)
     v = Viewer(r, len(r) - 1, "host", Look(ascii=True, colour=False))
     lines = fragment_text(screen(v, 59, 19)).splitlines()
     assert all(len(line) <= 59 for line in lines[:2]), lines[:2]
@@ -520,7 +521,7 @@ def test_a_joker_is_shown_where_it_stands_in_a_run(tmp_path: Path) -> None:
     """In the viewer as on the table: [9S' JK JS], not the joker at the end (the match
     of seed 7 ends with that run shown)."""
     jokers = play_match(get_preset("italian-jokers").with_(game_target=10), 7)
-    r = load(write(tmp_path / "jokers.ginlog", jokers.host.saved), find_secrets=False)
+    r = load_replay(write(tmp_path / "jokers.ginlog", jokers.host.saved), find_secrets=False)
     text = frame_text(r, 17, "public", Look(ascii=True, colour=False))
     assert "[9S' JK JS]" in text and "[9S' JS JK]" not in text
 
@@ -528,7 +529,7 @@ def test_a_joker_is_shown_where_it_stands_in_a_run(tmp_path: Path) -> None:
 def test_the_audit_page_says_each_damage_once_and_no_exit_code() -> None:
     """`a` in the viewer: the verdict in the title, every damage line once (the report
     says it; the replay's notes used to repeat it), no "(exit 3)" of a command line."""
-    r = load(Path(__file__).parents[1] / "corpus" / "damaged-bit-flip.ginlog")
+    r = load_replay(Path(__file__).parents[1] / "corpus" / "damaged-bit-flip.ginlog")
     page = fragment_list_to_text(audit_lines(r, 80))
     assert page.startswith("Audit: DAMAGED\n") and "exit" not in page
     damage = r.report.damage
@@ -560,7 +561,7 @@ def test_after_a_forfeit_nobody_is_to_move_and_the_hand_is_over(forfeit: Path) -
     """The last frame marked Ann "to move" in a "showdown" after she had resigned the
     match: once it is decided nobody is, and the hand reads as the last hand of a match
     won on points does; a claim before any deal leaves the match over."""
-    r = load(forfeit)
+    r = load_replay(forfeit)
     last = r.steps[-1]
     assert last.kind == "resign" and last.hand == 2
     hs = last.hand_state
@@ -571,7 +572,7 @@ def test_after_a_forfeit_nobody_is_to_move_and_the_hand_is_over(forfeit: Path) -
     text = frame_text(r, last.index, "host", Look(ascii=True, colour=False))
     assert "entry 73 of 73 | hand 2 | hand over | view: Ann (host)" in text
     assert "to move" not in text and "showdown" not in text and "\n> " not in text
-    claimed = load(Path(__file__).parents[1] / "corpus" / "incomplete-claim-answers.ginlog")
+    claimed = load_replay(Path(__file__).parents[1] / "corpus" / "incomplete-claim-answers.ginlog")
     assert claimed.steps[-1].kind == "claim" and phase_words(claimed.steps[-1]) == "match over"
     # before the claim, the shuffle was going on
     assert phase_words(claimed.steps[-2]).startswith("shuffling")
@@ -613,11 +614,11 @@ def test_both_copies_of_a_resigned_match_show_both_players_cards(tmp_path: Path)
     FakeLink(host, guest, rng, players=(quitter, bot_player)).run()
     ann = write(tmp_path / "ann.ginlog", host.saved, host)
     bob = write(tmp_path / "bob.ginlog", guest.saved, guest)
-    r = load(ann, others=[bob])
+    r = load_replay(ann, others=[bob])
     assert r.steps[-1].kind == "resign" and r.steps[-1].hand == 2
     bobs = r.frame(len(r) - 1, "all").seats[GUEST].cards
     assert len(bobs) >= 10 and None not in bobs, bobs
-    assert None in load(ann).frame(len(r) - 1, "all").seats[GUEST].cards, "Ann's copy alone"
+    assert None in load_replay(ann).frame(len(r) - 1, "all").seats[GUEST].cards, "Ann's copy alone"
 
 
 # ------------------------------------------------------------------------ small screens, keys
@@ -627,7 +628,7 @@ def test_a_screen_too_small_asks_one_size_that_shows_every_entry(saved: Path) ->
     """The size asked for moved with the entry shown (40x16, then 40x17 one entry on),
     and once given it cut off the story and the log: it is one size for the whole log,
     at which every entry in every view shows whole, with three entries of the log."""
-    r = load(saved)
+    r = load_replay(saved)
     look = Look(ascii=False, colour=False)
     asked = set()
     for i in range(len(r)):
@@ -648,7 +649,7 @@ def test_a_screen_too_small_asks_one_size_that_shows_every_entry(saved: Path) ->
 def test_the_help_fits_a_small_screen_or_says_what_size_shows_it(saved: Path) -> None:
     """The help ran off the right and the bottom of a small screen: it wraps, leaves out
     the views' paragraph, and cut short says at what size it shows whole."""
-    r = load(saved)
+    r = load_replay(saved)
     v = Viewer(r, 0, "public", Look(ascii=True, colour=False), help=True)
     lines = fragment_text(screen(v, 39, 14)).splitlines()
     assert len(lines) <= 14 and all(len(x) <= 39 for x in lines), lines
@@ -667,7 +668,7 @@ def test_the_help_fits_a_small_screen_or_says_what_size_shows_it(saved: Path) ->
 def test_a_key_that_does_nothing_says_so(saved: Path) -> None:
     """Keys past the last entry or before the first, and keys the viewer has no use for,
     were silent; the play table answers them (with its own names for the keys)."""
-    r = load(saved)
+    r = load_replay(saved)
     v = Viewer(r, 0, "public", Look(ascii=True, colour=False))
     for keys, said in (("h", "already at the first entry"), ("k", "already at the first entry"),
                        ("p", "already at the first entry"), ("g", "already at the first entry"),

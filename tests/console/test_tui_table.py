@@ -15,20 +15,14 @@ from prompt_toolkit.application import create_app_session
 from prompt_toolkit.document import Document
 from prompt_toolkit.formatted_text import fragment_list_to_text
 from prompt_toolkit.input import create_pipe_input
+from prompt_toolkit.input.vt100_parser import Vt100Parser
+from prompt_toolkit.key_binding import KeyPress
 from prompt_toolkit.output import DummyOutput
 
-from ginp2p.app.session import SessionResult
+from ginp2p.app.config import SessionResult
 from ginp2p.console.tui.look import Look
-from ginp2p.console.tui.render import (
-    fit,
-    hand_rows,
-    header_rows,
-    help_rows,
-    match_rows,
-    plain,
-    summary_rows,
-    table_rows,
-)
+from ginp2p.console.tui.overlays import help_rows, match_rows, summary_rows
+from ginp2p.console.tui.render import fit, hand_rows, header_rows, plain, table_rows
 from ginp2p.console.tui.table import CommandCompleter, TablePlayer, card_word
 from ginp2p.game import engine
 from ginp2p.game import match as mt
@@ -37,16 +31,12 @@ from ginp2p.game.engine import DrawStock, HandState, Phase
 from ginp2p.game.match import MatchEnd, MatchState, record_hand
 from ginp2p.game.rules import get_preset
 from ginp2p.present.commands import Act, ClaimCmd, QuitCmd, RulesCmd, RulesOffered
-from ginp2p.present.view import (
-    Situation,
-    build_view,
-    draft_from,
-    hand_summary,
-    log_line,
-    match_summary,
-)
-from ginp2p.proto.table import Chatted, HandDealt, HandScored, MatchOver, Moved
+from ginp2p.present.draft import draft_from
+from ginp2p.present.summary import hand_summary, log_line, match_summary
+from ginp2p.present.view import Situation, build_view
+from ginp2p.proto.results import Chatted, HandDealt, HandScored, MatchOver, Moved
 from tests.helpers import deal, play
+from tests.processes import GUARD, until
 
 RULES = get_preset("classic")
 NAMES = ("Ann", "Bot")
@@ -391,7 +381,7 @@ def test_a_hand_all_melded_before_the_draw_is_no_gin_yet() -> None:
 
 
 def test_a_terminal_too_small_for_the_table_says_so(pipe: Any) -> None:
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
 
     async def script(player: TablePlayer, send: Any) -> None:
         small = plain(player.rows(20, 6))
@@ -418,118 +408,89 @@ def test_cards_are_coloured_by_suit_unless_ascii_no_colour() -> None:
 
 
 @dataclass
-class _Owed:
-    what: str
-
-
-@dataclass
-class _Stats:
-    reconnects: int = 0
-
-
-class FakeTable:
-    def __init__(self, s: FakeSession) -> None:
-        self.s = s
-        self.names = NAMES
-        self.claim_timeout = 120
-        self.end: MatchEnd | None = None
-        self.events: list[tuple[int, Any]] = []  # (index, event), as Table.events
-
-    @property
-    def match(self) -> MatchState:
-        return MatchState(rules=self.s.state.rules, dealer=1, hand_no=1, hand=self.s.state,
-                          end=self.end)  # fmt: skip
-
-    @property
-    def placed_count(self) -> int:
-        return len(self.s.state.moves)
-
-    def owes(self, player: int) -> _Owed | None:
-        st = self.s.state
-        return _Owed("a move in hand 1") if not st.over and st.to_move == player else None
-
-
-class FakeProto:
-    def __init__(self, s: FakeSession, me: int) -> None:
-        self.s = s
-        self.me = me
-        self.opponent = 1 - me
-        self.table = FakeTable(s)
-        self.name = ""
-
-    @property
-    def waiting_since(self) -> float:
-        return self.s.waiting.since if self.s.waiting is not None else 0.0
-
-    @property
-    def my_turn(self) -> bool:
-        return not self.s.state.over and self.s.state.to_move == self.me
-
-    def view(self) -> HandState:
-        return self.s.state.view(self.me)
-
-    def legal_actions(self) -> list[engine.Action]:
-        return engine.legal_actions(self.view()) if self.my_turn else []
-
-
-class FakeEndpoint:
-    """The connection, which the table closes a moment after the game ends."""
-
-    async def close(self) -> None:
-        pass
-
-
-@dataclass
-class FakeSession:
-    """What the table reads of a Session, over one engine hand. Moves it is sent are
-    applied to the hand (as the real session would, after sending them)."""
+class FakeSeat:
+    """A player's seat over one engine hand, as the table and the line mode read it
+    (:class:`ginp2p.app.seat.Seat`). Moves it is given are applied to the hand (as the
+    session would, after sending them), and its player is told of them; what the line
+    mode says is kept in ``said``."""
 
     state: HandState
     me: int = 0
     submitted: list[Any] = field(default_factory=list)
-    link_up: bool = True
-    latency: float | None = 0.004
-    finishing: float | None = None
-    waiting: Any = None
-    game_path: Any = None
-    stats: _Stats = field(default_factory=_Stats)
+    said: list[str] = field(default_factory=list)
     player: Any = None
-    claim: bool = False
-    rules_pending: Any = None
-    away: str = ""  # what leaving risks (Session.away_words)
-    begun: bool = True  # our hello is stored (Session.begun)
-    result: Any = None  # set once the game is done (Session.result)
+    claim: bool = False  # a claim may be made now
+    names: tuple[str, str] = NAMES  # as this player reads them
+    own_names: tuple[str, str] = NAMES
+    signed_names: tuple[str, str] = NAMES
+    person: bool = True
+    link_up: bool = True
+    reconnected: bool = False
+    latency: float | None = 0.004
+    claim_timeout: int = 120
+    claims: bool = False  # a silent player is claimed against (what leaving risks)
+    has_game: bool = True
+    my_wait: float | None = None
+    waiting_for: str | None = None
+    waited: float = 0.0
+    over: bool = False
+    done: bool = False  # the game is done (its connection closing)
+    finished: bool = False
+    begun: bool = True  # our hello is stored
+    settling: bool = False
+    busy: bool = False
+    rules_asked: bool = False
+    rules_due: bool = False
+    rules_shown: bool = True
+    resumed: bool = False  # a resumed game
+    game_path: str | None = None
     claim_undelivered: bool = False
-    away_since: float | None = None  # a resumed game's last write (Session.away_since)
+    end: MatchEnd | None = None  # how the match ended (None: it goes on)
+    events: list[tuple[int, Any]] = field(default_factory=list)  # as Table.events
 
     def __post_init__(self) -> None:
-        self.proto = FakeProto(self, self.me)
-        self.done: asyncio.Future[SessionResult] | None = None
-        # without it the table's close of the connection raised, and prompt_toolkit
-        # then waited for Enter: a test whose q came after that (a busy machine) hung
-        self.endpoint = FakeEndpoint()
+        self.finish: asyncio.Future[SessionResult] | None = None
 
-    def now(self) -> float:
-        return 0.0
+    # -- what the seat reads
+    @property
+    def opponent_name(self) -> str:
+        return self.own_names[1 - self.me]
 
+    @property
+    def match(self) -> MatchState:
+        return MatchState(rules=self.state.rules, dealer=1, hand_no=1, hand=self.state,
+                          end=self.end)  # fmt: skip
+
+    @property
+    def rules(self) -> Any:
+        return self.state.rules
+
+    @property
+    def placed(self) -> int:
+        return len(self.state.moves)
+
+    @property
+    def my_turn(self) -> bool:
+        return not self.state.over and self.state.to_move == self.me
+
+    @property
+    def owed(self) -> str | None:
+        st = self.state
+        return "a move in hand 1" if not st.over and st.to_move != self.me else None
+
+    @property
     def may_claim(self) -> bool:
         return self.claim
 
-    def away_words(self, terse: bool = False) -> str:
-        return self.away
+    def hand(self) -> HandState:
+        return self.state.view(self.me)
 
-    def my_wait(self) -> float | None:
-        return None
+    def legal_actions(self) -> list[engine.Action]:
+        return engine.legal_actions(self.hand()) if self.my_turn else []
 
-    @property
-    def opponent_name(self) -> str:
-        return self.proto.table.names[1 - self.me]
-
-    def no_claim(self) -> str | None:
-        return None if self.claim else "nothing to claim: you are not waiting"
-
-    def describe(self, what: Any, terse: bool) -> str | None:
-        return None
+    # -- what a player does
+    def say(self, text: str) -> None:
+        self.said.append(text)
 
     def submit(self, cmd: Any) -> None:
         self.submitted.append(cmd)
@@ -541,14 +502,25 @@ class FakeSession:
                 card = self.state.knowledge.card_at(self.state.discard_pile[-1])
             self.state = engine.apply(self.state, cmd.action)
             self.player.event(self, Moved(self.me, cmd.action, card))
-        if isinstance(cmd, QuitCmd) and self.done is not None:
-            self.done.set_result(SessionResult(0, "quit", "left"))
+        if isinstance(cmd, QuitCmd) and self.finish is not None:
+            self.finish.set_result(SessionResult(0, "quit", "left"))
         self.player.next_command(self)
 
+    async def pause(self) -> None:
+        pass
+
+    async def hang_up(self) -> None:
+        pass
+
+    # -- the game the table runs (its seat, and the session's run)
+    @property
+    def seat(self) -> FakeSeat:
+        return self
+
     async def run(self) -> SessionResult:
-        self.done = asyncio.get_running_loop().create_future()
+        self.finish = asyncio.get_running_loop().create_future()
         self.player.next_command(self)
-        return await self.done
+        return await self.finish
 
 
 @pytest.fixture
@@ -565,37 +537,61 @@ class BellCounter(DummyOutput):
         self.bells += 1
 
 
-def run_table(pipe: Any, session: FakeSession, script: Callable[[TablePlayer, Any], Any],
+def key_presses(keys: str) -> int:
+    """How many key presses a terminal's input parser makes of ``keys`` (an escape
+    sequence is one; so is an Esc alone, once nothing follows it)."""
+    pressed: list[KeyPress] = []
+    parser = Vt100Parser(pressed.append)
+    parser.feed(keys)
+    parser.flush()
+    return len(pressed)
+
+
+def run_table(pipe: Any, session: FakeSeat, script: Callable[[TablePlayer, Any], Any],
               output: DummyOutput | None = None, bell: bool = True) -> TablePlayer:  # fmt: skip
-    """Play the table against ``session`` while ``script(player, send)`` presses keys."""
+    """Play the table against ``session`` while ``script(player, send)`` presses keys:
+    ``await send(keys)`` returns once the table has handled every one of them."""
     player = TablePlayer(ASCII, bell=bell, input=pipe, output=output or DummyOutput())
     session.player = player
 
     async def main() -> None:
-        task = asyncio.ensure_future(player.play(session))  # type: ignore[arg-type]
+        task = asyncio.ensure_future(player.play(session))
+        await until(lambda: session.finish is not None or task.done(), "game under the table")
+        assert player.running and player.app is not None, "the table is up"
+        app = player.app
+        handled = 0
+
+        def count(_: object) -> None:
+            nonlocal handled
+            handled += 1
+
+        app.key_processor.after_key_press += count
 
         async def send(keys: str) -> None:
-            pipe.send_text(keys)
-            await asyncio.sleep(0.15)  # the key processor runs, and Esc's timeout passes
+            # The keys are done once the key processor took each of them and holds none
+            # back: Esc alone comes after the input's wait for the rest of an escape
+            # sequence, and on the command line after the wait for an Alt key (Esc b).
+            want = handled + key_presses(keys)
 
-        await asyncio.sleep(0.1)
-        assert player.running, "the table is up"
+            def taken() -> bool:
+                return handled >= want and not app.key_processor.key_buffer
+
+            pipe.send_text(keys)
+            await until(lambda: taken() or app.is_done or task.done(), f"keys {keys!r}")
+
         try:
             await script(player, send)
         finally:
             if not task.done():
-                if session.done is not None and not session.done.done():
-                    session.done.set_result(SessionResult(0, "over", "over"))
+                if session.finish is not None and not session.finish.done():
+                    session.finish.set_result(SessionResult(0, "over", "over"))
                 # q closes the table once the game's end has reached it (before, it asks
-                # to leave a live game): a fixed pause lost that race on a busy machine
-                loop = asyncio.get_running_loop()
-                deadline = loop.time() + 5
-                while player.result is None and loop.time() < deadline:
-                    await asyncio.sleep(0.02)
+                # to leave a live game)
+                await until(lambda: player.result is not None or task.done(), "end of the game")
                 # a failed script may leave a question or a summary up, which q won't close
                 player.confirm = player.summary = None
                 pipe.send_text("q")
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, GUARD)
 
     asyncio.run(main())
     return player
@@ -612,7 +608,7 @@ def keys(player: TablePlayer) -> str:
 def test_keys_draw_choose_and_discard(pipe: Any) -> None:
     h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
              "KS")  # fmt: skip
-    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard()))
+    s = FakeSeat(play(h, engine.PassUpcard(), engine.PassUpcard()))
     out = BellCounter()
 
     async def script(player: TablePlayer, send: Any) -> None:
@@ -642,22 +638,22 @@ def test_keys_draw_choose_and_discard(pipe: Any) -> None:
         assert "you discarded 3D" in screen(player)
         assert "Bot's turn: drawing" in screen(player)
         s.state = play(s.state, DrawStock(), engine.Discard(c("5S")))
-        player.next_command(s)  # type: ignore[arg-type]
-        player.next_command(s)  # type: ignore[arg-type]
+        player.next_command(s)
+        player.next_command(s)
         assert out.bells == 2, "one ring when your turn comes back"
 
     run_table(pipe, s, script, out)
 
     quiet = BellCounter()
-    s = FakeSession(drawn_hand())
-    run_table(pipe, s, lambda player, send: asyncio.sleep(0.1), quiet, bell=False)
+    s = FakeSeat(drawn_hand())
+    run_table(pipe, s, lambda player, send: asyncio.sleep(0), quiet, bell=False)
     assert quiet.bells == 0
 
 
 def test_the_card_taken_from_the_pile_is_not_offered_back(pipe: Any) -> None:
     h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
              "KS")  # fmt: skip
-    s = FakeSession(
+    s = FakeSeat(
         play(
             h,
             engine.PassUpcard(),
@@ -683,15 +679,14 @@ def test_the_card_taken_from_the_pile_is_not_offered_back(pipe: Any) -> None:
             player.message[1]
         )
         assert player.command_mode  # open for a mended line, until Esc
-        await send("\x1b")
-        await asyncio.sleep(0.25)  # Esc may begin an Alt key of the line editor
+        await send("\x1b")  # (which may begin an Alt key of the line editor)
         assert not player.command_mode
 
     run_table(pipe, s, script)
 
 
 def test_knock_is_proposed_then_sent_with_enter(pipe: Any) -> None:
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
 
     async def script(player: TablePlayer, send: Any) -> None:
         player.selected = c("AS")  # no knock discarding it: k takes the one the hint names
@@ -713,7 +708,7 @@ def test_enter_on_a_hand_with_gin_asks_before_passing_the_gin_up(pipe: Any) -> N
     second discards as asked."""
     h = deal(RULES, "7H 8H 9H 4S 4D 4C JC QC KC 2S", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H",
              "TH")  # fmt: skip
-    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
+    s = FakeSeat(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
 
     async def script(player: TablePlayer, send: Any) -> None:
         player.selected = c("2S")
@@ -724,7 +719,7 @@ def test_enter_on_a_hand_with_gin_asks_before_passing_the_gin_up(pipe: Any) -> N
         assert s.submitted == [Act(engine.Discard(c("2S")))]
 
     run_table(pipe, s, script)
-    plain_discard = FakeSession(drawn_hand())  # no gin: one Enter discards
+    plain_discard = FakeSeat(drawn_hand())  # no gin: one Enter discards
 
     async def one_key(player: TablePlayer, send: Any) -> None:
         player.selected = c("KS")
@@ -739,7 +734,7 @@ def test_rumino_knock_instead_of_drawing_is_sent_with_enter(pipe: Any) -> None:
     discard), and Enter sends it. Melds laid by hand that leave too much deadwood are
     refused before sending, in words of the moment, and the proposal stays open."""
     rumino = get_preset("rumino")
-    s = FakeSession(deal(rumino, "AS 2S 3S 4H 4D 4C 5C", "7H 8H 9H KD 2D 9S 6C", "QC",
+    s = FakeSeat(deal(rumino, "AS 2S 3S 4H 4D 4C 5C", "7H 8H 9H KD 2D 9S 6C", "QC",
                          dealer_seat=1))  # fmt: skip
 
     v = build_view(Situation(me=0, names=NAMES, hand=s.state.view(0), my_turn=True))
@@ -780,7 +775,7 @@ def test_rumino_k_after_the_draw_says_the_knock_comes_instead_of_drawing(pipe: A
     from ginp2p.present.commands import CommandError, parse_command
 
     rumino = get_preset("rumino")
-    s = FakeSession(deal(rumino, "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C", "QC", "6S",
+    s = FakeSeat(deal(rumino, "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C", "QC", "6S",
                          dealer_seat=1))  # fmt: skip
     said = (
         "you cannot knock after drawing: in these rules you knock instead of drawing "
@@ -796,14 +791,14 @@ def test_rumino_k_after_the_draw_says_the_knock_comes_instead_of_drawing(pipe: A
 
     run_table(pipe, s, script)
     with pytest.raises(CommandError) as refused:
-        parse_command("knock 6s", s.proto)  # type: ignore[arg-type]
+        parse_command("knock 6s", s)
     assert str(refused.value) == said
 
 
 def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
     """`e` then Esc returns to the proposal (it used to drop the knock, and Enter then
     only discarded); Esc on the proposal takes the knock back."""
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
 
     async def script(player: TablePlayer, send: Any) -> None:
         player.selected = c("KS")
@@ -822,12 +817,12 @@ def test_escape_from_laying_the_melds_goes_back_to_the_knock(pipe: Any) -> None:
     run_table(pipe, s, script)
 
 
-def italian_knock() -> FakeSession:
+def italian_knock() -> FakeSeat:
     """QA's italian-jokers knock (no knock limit): the proposal lays [7H 8H 9H 10H JK]
     [QS QD QC], deadwood 7; laying melds by hand lists eighteen candidates."""
     h = deal(get_preset("italian-jokers"), "7H 8H 9H TH QS QD QC JK 2S 5C",
              "5S 6S 7S 2D 9D JD KD 6C 8C 3H", "4H", "KS")  # fmt: skip
-    return FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
+    return FakeSeat(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
 
 
 def editor(player: TablePlayer) -> str:
@@ -923,7 +918,7 @@ def test_more_candidates_than_keys_get_new_keys_only_when_asked(pipe: Any) -> No
     new keys. A list longer than the screen says so rather than ending mid-way."""
     h = deal(get_preset("italian-jokers"), "JK 4H 5H 6H 7H 8H 9H TH JH JK'",
              "5S 6S 7S 2D 9D JD KD 6C 8C 3H", "4C", "2C")  # fmt: skip
-    s = FakeSession(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
+    s = FakeSeat(play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock()))
 
     async def script(player: TablePlayer, send: Any) -> None:
         player.selected = c("2C")
@@ -949,7 +944,7 @@ def test_a_meld_the_knock_limit_rules_out_after_a_pick_is_greyed_with_the_reason
     """Under a knock limit a meld may stop fitting once another is laid (the rest could
     not get within the limit): it keeps its key, greyed, and says so."""
     from ginp2p.console.tui.render import draft_rows
-    from ginp2p.present.view import Draft
+    from ginp2p.present.draft import Draft
 
     d = Draft("knock", c("KS"), cs("5D 2C 2H AD 4S 7D 3S 6D 8D 2S")).edit(RULES)
     assert "1) [2S 2H 2C]  2) [2S 3S 4S]  3) [5D 6D 7D 8D]  4) [6D 7D 8D]" in \
@@ -961,14 +956,14 @@ def test_a_meld_the_knock_limit_rules_out_after_a_pick_is_greyed_with_the_reason
         "deadwood within the knock limit of 10"  # fmt: skip
 
 
-def chain_showdown() -> FakeSession:
+def chain_showdown() -> FakeSeat:
     """Ann knocked with [7H 8H 9H] [4S 4D 4C] [JC QC KC]; Bot shows, and lays off 10H,
     then JH on top of it. The proposal leaves 2D 3D = 5."""
     h = deal(RULES, "7H 8H 9H 4S 4D 4C JC QC KC 2S", "TH JH 5S 6S 7S 2D 3D JD QD KD", "5H",
              "AD")  # fmt: skip
     h = play(h, engine.PassUpcard(), engine.PassUpcard(), DrawStock())
     knock = next(a for a in engine.legal_actions(h) if a.kind == "knock" and a.discard == c("2S"))
-    return FakeSession(play(h, knock), me=1)
+    return FakeSeat(play(h, knock), me=1)
 
 
 def test_the_defenders_melds_and_layoffs_keep_their_keys(pipe: Any) -> None:
@@ -1007,7 +1002,7 @@ def test_a_layoff_names_its_meld_a_set_in_full() -> None:
     """A long run is written first…last; a set in full, since 7♠…7♣ reads as a run."""
     from ginp2p.console.tui.render import draft_rows
     from ginp2p.game.melds import Layoff, Meld
-    from ginp2p.present.view import Draft
+    from ginp2p.present.draft import Draft
 
     targets = (Meld(cs("7S 7H 7C")), Meld(cs("5D 6D 7D 8D")))
     d = Draft("show", None, cs("7D 9D 2C"), (), (Layoff(c("7D"), 0), Layoff(c("9D"), 1)),
@@ -1017,7 +1012,7 @@ def test_a_layoff_names_its_meld_a_set_in_full() -> None:
 
 
 def test_the_showdown_proposal_is_accepted_with_one_key(pipe: Any) -> None:
-    s = FakeSession(knocked_hand(), me=1)
+    s = FakeSeat(knocked_hand(), me=1)
 
     async def script(player: TablePlayer, send: Any) -> None:
         text = screen(player)
@@ -1032,7 +1027,7 @@ def test_the_showdown_proposal_is_accepted_with_one_key(pipe: Any) -> None:
 
 
 def test_the_command_line_completes_and_runs_commands(pipe: Any) -> None:
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
 
     async def script(player: TablePlayer, send: Any) -> None:
         done = CommandCompleter(player)
@@ -1056,7 +1051,7 @@ def test_the_command_line_completes_and_runs_commands(pipe: Any) -> None:
 
 
 def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
 
     async def script(player: TablePlayer, send: Any) -> None:
         await send("?")
@@ -1068,11 +1063,11 @@ def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
         assert player.confirm is not None and "leave the game?" in player.confirm[0]
         await send("n")
         assert player.confirm is None and s.submitted == []
-        s.away = "; Ann may claim if your move waits 120 s"  # a quit is no pause
+        s.claims = True  # a quit is no pause: the other player may claim meanwhile
         await send("\x03")
         assert player.confirm is not None
         assert (
-            player.confirm[0] == "leave? saved for `ginp2p resume`; Ann may claim if "
+            player.confirm[0] == "leave? saved for `ginp2p resume`; Bot may claim if "
             "your move waits 120 s"
         )
         assert len(player.confirm[0] + " (y/n) ") <= 80
@@ -1096,7 +1091,9 @@ def test_help_screen_and_ctrl_c_asks_before_leaving(pipe: Any) -> None:
 
 def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
     h = drawn_hand()
-    s = FakeSession(h, me=1, claim=True)
+    s = FakeSeat(h, me=1, claim=True)
+
+    not_yet = "nothing to claim: Ann owes a move in hand 1, not yet for 120 s"
 
     async def script(player: TablePlayer, send: Any) -> None:
         await send("s")
@@ -1108,7 +1105,7 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
         assert player.message == ("", ""), "an old refusal is not left on the screen"
         s.claim = False
         await send("c")  # said on the message line, not sent
-        assert s.submitted == [] and player.message[1] == "nothing to claim: you are not waiting"
+        assert s.submitted == [] and player.message[1] == not_yet
         s.claim = True
         asked = " claim the match? Ann forfeits it (y/n)"
         await send("c")  # it ends the match: asked first, as a resignation is
@@ -1119,7 +1116,7 @@ def test_the_claim_key_and_illegal_keys_explain(pipe: Any) -> None:
         assert s.submitted == [] and fragment_list_to_text(player.bottom()) == asked
         s.claim = False  # Ann moved while the question was up
         await send("y")
-        assert s.submitted == [] and player.message[1] == "nothing to claim: you are not waiting"
+        assert s.submitted == [] and player.message[1] == not_yet
         s.claim = True
         await send("c")
         await send("y")
@@ -1133,7 +1130,7 @@ def test_a_key_the_table_has_no_use_for_says_so(pipe: Any) -> None:
     answer: now each says it does nothing, in its place, without a bell (Up, Down, Home,
     End were silent too). Keys with other uses are left to them: Ctrl-L redraws, the
     arrows choose, `:` types a command."""
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
     out = BellCounter()
 
     async def script(player: TablePlayer, send: Any) -> None:
@@ -1161,7 +1158,6 @@ def test_a_key_the_table_has_no_use_for_says_so(pipe: Any) -> None:
         await send(":x")
         assert player.command_mode and player.command.text == "x"
         await send("\x1b")
-        await asyncio.sleep(0.25)
         assert not player.command_mode and s.submitted == [] and out.bells == rang
 
     run_table(pipe, s, script, out)
@@ -1171,17 +1167,17 @@ def test_a_claim_beaten_after_it_ended_the_match_gives_the_table_back(pipe: Any)
     """Our claim ends the match on our screen, then the other player's move that crossed
     it arrives and beats it: the table must not stay on "you win"."""
     h = drawn_hand()
-    s = FakeSession(h, me=1, claim=True)
+    s = FakeSeat(h, me=1, claim=True)
 
     async def script(player: TablePlayer, send: Any) -> None:
-        s.proto.table.end = MatchEnd.CLAIM
+        s.end = MatchEnd.CLAIM
         player.event(s, MatchOver(1, "claim", (0, 0)))
-        player.next_command(s)  # type: ignore[arg-type]
+        player.next_command(s)
         assert player.final is not None and "making sure the other side" in screen(player)
-        s.proto.table.end = None  # the refold: the move that crossed the claim beat it
+        s.end = None  # the refold: the move that crossed the claim beat it
         s.state = engine.apply(s.state, engine.Discard(c("KS")))
         player.event(s, Moved(0, engine.Discard(c("KS")), None))
-        player.next_command(s)  # type: ignore[arg-type]
+        player.next_command(s)
         assert player.final is None and "making sure the other side" not in screen(player)
         assert "your turn" in screen(player)
 
@@ -1189,7 +1185,7 @@ def test_a_claim_beaten_after_it_ended_the_match_gives_the_table_back(pipe: Any)
 
 
 def test_the_hosts_rules_are_asked_and_a_hand_summary_waits_for_enter(pipe: Any) -> None:
-    s = FakeSession(knocked_hand(), me=1)
+    s = FakeSeat(knocked_hand(), me=1)
 
     async def script(player: TablePlayer, send: Any) -> None:
         player.event(s, RulesOffered(RULES.with_(game_target=50)))
@@ -1215,7 +1211,7 @@ def test_enter_on_a_summary_shows_the_next_showdown_before_sending_it(pipe: Any)
     """Italian: the other player may knock on the first move of the next hand, while our
     summary of the last is still up. One Enter sent our showdown unseen: it closes the
     summary, and only the next Enter sends the proposal we then see."""
-    s = FakeSession(knocked_hand(), me=1)  # hand 2, where Ann has knocked already
+    s = FakeSeat(knocked_hand(), me=1)  # hand 2, where Ann has knocked already
 
     async def script(player: TablePlayer, send: Any) -> None:
         view = s.state.view(1)
@@ -1240,27 +1236,28 @@ def test_the_table_is_the_default_only_on_a_terminal(monkeypatch: pytest.MonkeyP
     import argparse
     import io
 
-    from ginp2p import cli
+    from ginp2p.cli.command import build_parser
+    from ginp2p.cli.network import _table
 
     class Tty(io.StringIO):
         def isatty(self) -> bool:
             return True
 
     def args(*flags: str) -> argparse.Namespace:
-        return cli.build_parser().parse_args(["play", *flags])
+        return build_parser().parse_args(["play", *flags])
 
     monkeypatch.setenv("TERM", "xterm")
     monkeypatch.setattr("sys.stdin", io.StringIO())
     monkeypatch.setattr("sys.stdout", Tty())
-    assert cli._table(args()) is None, "no terminal to read keys from: the line mode"
+    assert _table(args()) is None, "no terminal to read keys from: the line mode"
     monkeypatch.setattr("sys.stdin", Tty())
-    table = cli._table(args())
+    table = _table(args())
     assert isinstance(table, TablePlayer) and table.bell and not table.look.ascii
-    table = cli._table(args("--ascii", "--no-bell"))
+    table = _table(args("--ascii", "--no-bell"))
     assert table.look.ascii and not table.bell
-    assert cli._table(args("--plain")) is None
+    assert _table(args("--plain")) is None
     monkeypatch.setenv("TERM", "dumb")
-    assert cli._table(args()) is None
+    assert _table(args()) is None
 
 
 def test_no_color_keeps_reverse_and_underline() -> None:
@@ -1278,7 +1275,7 @@ def test_typed_commands_explain_a_refusal_and_what_would_do() -> None:
     refused and which discards would knock; the first upcard is the pile's top too."""
     from ginp2p.present.commands import CommandError, parse_command
 
-    proto: Any = FakeSession(drawn_hand()).proto
+    proto: Any = FakeSeat(drawn_hand())
     with pytest.raises(CommandError) as refused:
         parse_command("knock 2c", proto)
     assert str(refused.value).startswith("you cannot knock discarding 2♣: that leaves "
@@ -1287,7 +1284,7 @@ def test_typed_commands_explain_a_refusal_and_what_would_do() -> None:
     knock = parse_command("knock ks", proto)
     assert isinstance(knock, Act) and knock.action.kind == "knock"
     h = deal(RULES, "7H 8H 9H 4S 4D 4C 2C 3D AS TH", "5S 6S 7S 2D 9D JD QD KD 6C 8C", "5H")
-    upcard: Any = FakeSession(h).proto  # the non-dealer decides on the upcard first
+    upcard: Any = FakeSeat(h)  # the non-dealer decides on the upcard first
     assert parse_command("pile", upcard) == Act(engine.TakeUpcard())
 
 
@@ -1296,7 +1293,7 @@ def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
     table's editor types to lay down melds of their own choosing."""
     from ginp2p.present.commands import CommandError, parse_command
 
-    knocker: Any = FakeSession(drawn_hand()).proto
+    knocker: Any = FakeSeat(drawn_hand())
     cmd = parse_command("knock ks [4s 4d 4c] [7h 8h 9h 10h]", knocker)
     assert isinstance(cmd, Act) and isinstance(cmd.action, engine.Knock)
     assert cmd.action.discard == c("KS")
@@ -1308,7 +1305,7 @@ def test_typed_melds_and_layoffs_replace_the_proposal() -> None:
         parse_command("knock ks [4s 4d 4c]", knocker)  # said before it is sent, not after
     with pytest.raises(CommandError, match="only the defender lays off"):
         parse_command("knock ks lay", knocker)
-    defender: Any = FakeSession(knocked_hand(), me=1).proto
+    defender: Any = FakeSeat(knocked_hand(), me=1)
     show = parse_command("show [5s 6s 7s] [jd qd kd] lay th", defender)
     assert isinstance(show, Act) and isinstance(show.action, engine.Show)
     assert len(show.action.melds) == 2 and [x.card for x in show.action.layoffs] == [c("TH")]
@@ -1349,7 +1346,7 @@ def test_long_lines_break_between_words_and_are_never_cut(pipe: Any) -> None:
     """What the log and the message row say reaches the player whole at any width: the
     instruction at the end of a long line ("`ginp2p games` lists yours") is not lost
     to a `…` at the edge, and no word is split over two rows."""
-    s = FakeSession(drawn_hand())
+    s = FakeSeat(drawn_hand())
     said = ("Bob's ginp2p is playing another game with you (a new one, or an older one "
             "resumed): both sides must open the same game; `ginp2p games` lists yours")  # fmt: skip
 
@@ -1380,7 +1377,7 @@ def test_two_copies_of_one_card_read_and_type_apart() -> None:
     italian = get_preset("italian")
     h = deal(italian, "7H#1 8S 8D 2C 3C 9D JS QS KS 5H", "4S 4D 4C AH 2H 3H 6S 6D 6C TD", "7H")
     took = play(h, engine.TakeUpcard())
-    proto: Any = FakeSession(took).proto
+    proto: Any = FakeSeat(took)
     assert card_word(c("7H#1")) == "7h'"
     thrown = parse_command(f"discard {card_word(c('7H#1'))}", proto)
     assert thrown == Act(engine.Discard(c("7H#1")))
@@ -1390,7 +1387,7 @@ def test_two_copies_of_one_card_read_and_type_apart() -> None:
              action_words(engine.Discard(c("7H#1")), "Ann", past=True)]  # fmt: skip
     assert words == ["Ann took the upcard 7♥", "Ann discarded 7♥′"]
     h = deal(italian, "7H 8S 8D 2C 3C 9D JS QS KS 5H", "4S 4D 4C AH 2H 3H 6S 6D 6C TD", "7H#1")
-    proto = FakeSession(play(h, engine.TakeUpcard())).proto  # the first copy comes first
+    proto = FakeSeat(play(h, engine.TakeUpcard()))  # the first copy comes first
     with pytest.raises(CommandError, match="7♥′ was just taken from the pile"):
         parse_command("discard 7h'", proto)
     assert parse_command("discard 7h", proto) == Act(engine.Discard(c("7H")))
@@ -1399,7 +1396,7 @@ def test_two_copies_of_one_card_read_and_type_apart() -> None:
 def test_a_long_match_ends_on_screen_with_the_way_out() -> None:
     """38 hands, two bonus rows and the lead: the end screen shows the last hands that
     fit, and the totals and "q or Enter: leave" are never the rows cut off."""
-    from ginp2p.present.view import MatchSummary
+    from ginp2p.present.summary import MatchSummary
 
     hands = tuple((n, "Ann knocked", 0, 20) for n in range(1, 39))
     ms = MatchSummary("MATCH OVER: Ann wins (reached the target)", ("you", "Ann"), hands,
@@ -1446,14 +1443,14 @@ def test_the_table_offers_rumino_and_warns_before_a_knock_that_scores_nothing(
     v = build_view(Situation(me=0, names=NAMES, match=None, hand=drawn.view(0), my_turn=True))
     assert ("g", "rumino") in v.keys and ("g", "gin") not in v.keys
     assert "g: RUMINO discarding KS (wins the match)" in texts(table_rows(v, ASCII, 80, c("KS")))
-    s = FakeSession(drawn)
+    s = FakeSeat(drawn)
 
     async def script(player: TablePlayer, send: Any) -> None:
         await send("g")
         assert s.submitted == [Act(engine.DeclareRumino(c("KS")))]
 
     run_table(pipe, s, script)
-    before = FakeSession(h)  # over the limit before the draw: k says so, names no discard
+    before = FakeSeat(h)  # over the limit before the draw: k says so, names no discard
 
     async def knock_early(player: TablePlayer, send: Any) -> None:
         await send("k")
@@ -1481,7 +1478,7 @@ def test_the_help_tells_the_rules_being_played_and_fits_80_by_24() -> None:
     """Each preset's help says its own melds and knock (rumino's runs of 3 or 4, jokers
     and knock instead of drawing; italian's knock at any deadwood; openspiel's wall),
     not classic's, in the 18 rows an 80 x 24 table has under its header."""
-    from ginp2p.console.tui.render import HELP_ROWS
+    from ginp2p.console.tui.overlays import HELP_ROWS
     from ginp2p.game.rules import PRESETS
 
     def helped(name: str, **changes: Any) -> str:
@@ -1600,7 +1597,7 @@ def test_rules_without_a_pass_have_no_p_in_the_help(pipe: Any) -> None:
     assert "   p       pass (the first upcard)" in plain(help_rows(80, get_preset("classic")))
     assert "pass (at the wall)" in plain(help_rows(80, get_preset("french").with_(
         stock_end="wall")))  # fmt: skip
-    s = FakeSession(deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C",
+    s = FakeSeat(deal(get_preset("rumino"), "3S 4S' JK AH' 2H AC 2C'", "7H 8H 9H KD 2D 9S 6C",
                          "QC", dealer_seat=1))  # fmt: skip
     said = "these rules have no pass (no first upcard, no wall); you can: stock | pile | knock"
 
@@ -1610,14 +1607,14 @@ def test_rules_without_a_pass_have_no_p_in_the_help(pipe: Any) -> None:
 
     run_table(pipe, s, script)
     with pytest.raises(CommandError) as refused:
-        parse_command("pass", s.proto)  # type: ignore[arg-type]
+        parse_command("pass", s)
     assert str(refused.value) == said
 
 
 def test_the_help_of_the_longest_rules_is_whole_on_the_table(pipe: Any) -> None:
     """`?` in a rumino match at 80 x 24: the rules, the keys and the last line all show."""
     rumino = get_preset("rumino")
-    s = FakeSession(deal(rumino, "4H 5H 6H 7H 8H 9H KS", "7S 8S 2D KD 2C 9S 6C", "QC", "TH"))
+    s = FakeSeat(deal(rumino, "4H 5H 6H 7H 8H 9H KS", "7S 8S 2D KD 2C 9S 6C", "QC", "TH"))
 
     async def script(player: TablePlayer, send: Any) -> None:
         await send("?")
@@ -1772,13 +1769,13 @@ def test_at_the_wall_the_table_offers_only_what_the_rules_allow(pipe: Any) -> No
     assert any(line.strip().startswith("g: GIN discarding KS") for line in rows), rows
     from ginp2p.present.commands import parse_command  # the line mode's `gin CARD` at the wall
 
-    typed = parse_command("gin ks", FakeSession(gin, me=1).proto)
+    typed = parse_command("gin ks", FakeSeat(gin, me=1))
     assert isinstance(typed, Act) and isinstance(typed.action, engine.WallKnock)
     back = at_the_wall("7H 8H 9H 4S 4D 4C 5C 6C 7C 2D", "KS")  # knock, throwing K♠ back
-    thrown = parse_command("knock ks", FakeSession(back, me=1).proto)  # not "not in hand"
+    thrown = parse_command("knock ks", FakeSeat(back, me=1))  # not "not in hand"
     assert isinstance(thrown, Act) and thrown.action.kind == "wall_knock"
     assert thrown.action.discard == c("KS")  # type: ignore[union-attr]
-    s = FakeSession(stuck, me=1)
+    s = FakeSeat(stuck, me=1)
 
     async def script(player: TablePlayer, send: Any) -> None:
         await send("\r")  # Enter: no discard at the wall, and no knock to offer
@@ -1790,25 +1787,11 @@ def test_at_the_wall_the_table_offers_only_what_the_rules_allow(pipe: Any) -> No
     run_table(pipe, s, script)
 
 
-@dataclass
-class LineSession(FakeSession):
-    """A FakeSession that the line mode (``--plain``) writes to."""
-
-    said: list[str] = field(default_factory=list)
-    names: tuple[str, str] = NAMES
-
-    def say(self, text: str) -> None:
-        self.said.append(text)
-
-    def status(self) -> str:
-        return "status"
-
-
 def test_at_the_wall_the_line_mode_names_the_upcard_a_knock_takes() -> None:
     """--plain at openspiel's wall: "your cards" are ten, and the upcard the knock takes
     (what `knock CARD` / `gin CARD` are about) is said beside them, as the table's turn
     line says it."""
-    from ginp2p.app.players import LinePlayer
+    from ginp2p.console.line import LinePlayer
 
     for holding, up, line in (
         ("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC", "the wall: knock using the upcard K♣, or pass"),
@@ -1816,8 +1799,8 @@ def test_at_the_wall_the_line_mode_names_the_upcard_a_knock_takes() -> None:
          "the wall: knock or go gin using the upcard 10♥, or pass"),
         ("AS 2S 5H 6H 9D 3C 4C 5C 2H AH", "JH", "the wall: no knock using the upcard J♥: pass"),
     ):  # fmt: skip
-        s = LineSession(at_the_wall(holding, up), me=1)
-        LinePlayer().look(s)  # type: ignore[arg-type]
+        s = FakeSeat(at_the_wall(holding, up), me=1)
+        LinePlayer().look(s)
         mine = next(i for i, x in enumerate(s.said) if x.startswith("your cards: "))
         assert s.said[mine + 1] == line, s.said
 
@@ -1833,7 +1816,7 @@ def test_a_refused_move_says_the_rule_that_refuses_it() -> None:
 
     def refused(typed: str, state: HandState) -> str:
         with pytest.raises(CommandError) as e:
-            parse_command(typed, FakeSession(state, me=state.to_move).proto)
+            parse_command(typed, FakeSeat(state, me=state.to_move))
         return str(e.value)
 
     wall = at_the_wall("7H 8H 9H 4S 4D 4C JC QC 2D KS", "KC")
@@ -1897,8 +1880,8 @@ def test_a_knock_at_the_wall_says_it_was_at_the_wall() -> None:
         .startswith("hand 4: you knocked at the wall")  # fmt: skip
     line = log_line(HandScored(4, r, (0, 0)), 0, NAMES)
     assert line.startswith("hand 4: Bot knocked at the wall"), line
-    from ginp2p.record.audit import _result_json
     from ginp2p.record.export import _result
+    from ginp2p.record.report import _result_json
 
     assert _result(r, NAMES, None)["at_the_wall"] and _result_json(r)["at_the_wall"]  # type: ignore[index]
     ordinary = engine.apply(wall, engine.Resign(0)).result  # no knock: not at the wall
@@ -1917,8 +1900,8 @@ def test_a_pass_at_the_wall_names_who_passed() -> None:
     from ginp2p.present.words import result_words
 
     assert result_words(r, NAMES) == "Bot passed at the wall (no score)"
-    from ginp2p.record.audit import _result_json
     from ginp2p.record.export import _result
+    from ginp2p.record.report import _result_json
 
     assert _result(r, NAMES, None)["ended_by"] == "guest" and _result_json(r)["ended_by"] == 1  # type: ignore[index]
     # a resignation names who resigned too, whoever's turn it was
@@ -1954,10 +1937,10 @@ def test_long_names_keep_both_scores_in_the_header_and_a_blank_after_them() -> N
 def test_the_line_mode_names_the_cards_under_the_top_of_the_pile() -> None:
     """The table shows "under it: …" beside the pile's top; `look` in the line mode gave
     only the top and a count, so a player who cannot see the screen never heard them."""
-    from ginp2p.app.players import LinePlayer
+    from ginp2p.console.line import LinePlayer
 
-    s = LineSession(knocked_hand(), me=1)  # the upcard 5♥, then Ann's knock discarding 2♠
-    LinePlayer().look(s)  # type: ignore[arg-type]
+    s = FakeSeat(knocked_hand(), me=1)  # the upcard 5♥, then Ann's knock discarding 2♠
+    LinePlayer().look(s)
     top = next(i for i, x in enumerate(s.said) if x.startswith("hand 1 "))
     assert "pile 2♠ (2)" in s.said[top] and s.said[top + 1] == "under it: 5♥", s.said
 
@@ -1966,14 +1949,14 @@ def test_the_line_mode_says_what_waits_for_a_player_who_is_away() -> None:
     """`stock` typed while the other player was away answered nothing until they came
     back (their key to the card is owed): the line mode says so. With them there, the
     shuffle's and the keys' steps stay unsaid."""
-    from ginp2p.app.players import LinePlayer
-    from ginp2p.proto.protocol import Waiting
+    from ginp2p.console.line import LinePlayer
+    from ginp2p.proto.outputs import Waiting
 
-    s = LineSession(drawn_hand(), me=1)
-    LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))  # type: ignore[arg-type]
+    s = FakeSeat(drawn_hand(), me=1)
+    LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))
     assert s.said == []
     s.link_up = False
-    LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))  # type: ignore[arg-type]
+    LinePlayer().event(s, Waiting(0, "the key for stock card 22", 0.0))
     assert s.said == ["waiting for Ann: the key for stock card 22 (they are away: "
                       "reconnecting…)"]  # fmt: skip
 
@@ -1989,8 +1972,8 @@ RESUMED = [
 
 def test_the_table_logs_the_moves_since_ours_in_a_resumed_game(pipe: Any) -> None:
     """The table resumed said only "the game goes on"; it logs the moves since ours."""
-    s = FakeSession(drawn_hand(), me=1)
-    s.proto.table.events = RESUMED
+    s = FakeSeat(drawn_hand(), me=1)
+    s.events = RESUMED
 
     async def script(player: TablePlayer, send: Any) -> None:
         log = [text for _, text in player.log]
@@ -2004,16 +1987,14 @@ def test_the_line_mode_recaps_the_moves_since_ours_in_a_resumed_game() -> None:
     """After a crash and `resume`, the line mode said only "resumed from 56 stored
     entries" and the table: how Ann's discard got there was for the player to work out.
     It says the moves of the hand since our own last one."""
-    from ginp2p.app.players import LinePlayer
-    from ginp2p.app.session import Session
+    from ginp2p.console.line import LinePlayer
 
     h = drawn_hand()  # both passed the upcard, then Ann (seat 0) drew from the stock
-    s = LineSession(h, me=1)
-    s.describe = lambda what, terse: Session.describe(s, what, terse)  # type: ignore[method-assign,arg-type]
-    s.proto.table.events = RESUMED
-    LinePlayer().next_command(s)  # type: ignore[arg-type]
+    s = FakeSeat(h, me=1)
+    s.events = RESUMED
+    LinePlayer().next_command(s)
     assert not any(x.startswith("since") for x in s.said), "a game not resumed: no recap"
     s.said.clear()
-    s.away_since = 0.0  # resumed
-    LinePlayer().next_command(s)  # type: ignore[arg-type]
+    s.resumed = True
+    LinePlayer().next_command(s)
     assert s.said[0] == "since your last move: Ann drew from the stock", s.said

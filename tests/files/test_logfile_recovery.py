@@ -23,14 +23,16 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginp2p.files import logfile as F
+from ginp2p.files import recovery as R
+from ginp2p.files.records import audit_file
 from ginp2p.proto import events as ev
-from ginp2p.record.audit import Verdict, audit
+from ginp2p.record.report import Verdict
 
 HEADER = F.LogFile.MAGIC + ev.pack([F.FILE_FORMAT])
 KIND_MODE = {F.LogFile.MAGIC: 0o644, F.SecretsFile.MAGIC: 0o600}
 
 # ------------------------------------------------------------------------ the oracle
-# Copied from ginp2p/logfile.py as it was before recovery was made linear (only the
+# Copied from the file reader as it was before recovery was made linear (only the
 # names changed). Small inputs only.
 
 
@@ -39,13 +41,13 @@ def _old_parse_records(data: bytes, pos: int, whole: Callable[[Any], bool] | Non
     out: list[bytes] = []
     n = len(data)
     while pos < n:
-        width = F._BIN_WIDTH.get(data[pos])
+        width = R.BIN_WIDTH.get(data[pos])
         if width is None:
             return out, pos, "a byte that starts no record"
         if pos + 1 + width > n:
             return out, pos, "incomplete"
         length = int.from_bytes(data[pos + 1 : pos + 1 + width], "big")
-        if length > F.MAX_RECORD:
+        if length > R.MAX_RECORD:
             return out, pos, "a record longer than any entry"
         end = pos + 1 + width + length
         if end > n:
@@ -59,7 +61,7 @@ def _old_parse_records(data: bytes, pos: int, whole: Callable[[Any], bool] | Non
 
 def _old_records_follow(data: bytes, start: int, whole: Callable[[Any], bool]) -> bool:
     for at in range(start, len(data)):
-        if data[at] in F._BIN_WIDTH:
+        if data[at] in R.BIN_WIDTH:
             records, _, why = _old_parse_records(data, at)
             if why is None and records and all(_old_holds(r, whole) for r in records):
                 return True
@@ -77,12 +79,12 @@ def _old_next_start(data: bytes, start: int, whole: Callable[[Any], bool]) -> in
 
 
 def _old_record_at(data: bytes, pos: int) -> tuple[bytes, int] | None:
-    width = F._BIN_WIDTH.get(data[pos]) if pos < len(data) else None
+    width = R.BIN_WIDTH.get(data[pos]) if pos < len(data) else None
     if width is None:
         return None
     length = int.from_bytes(data[pos + 1 : pos + 1 + width], "big")
     end = pos + 1 + width + length
-    if pos + 1 + width > len(data) or length > F.MAX_RECORD or end > len(data):
+    if pos + 1 + width > len(data) or length > R.MAX_RECORD or end > len(data):
         return None
     return data[pos + 1 + width : end], end
 
@@ -232,7 +234,7 @@ def damaged_files(draw: st.DrawFn) -> tuple[bytes, bytes]:
         starts.append(len(data))
         data += ev.pack(record)
     for at in draw(st.lists(st.sampled_from(starts), max_size=2)) if starts else []:
-        width = F._BIN_WIDTH[data[at]]
+        width = R.BIN_WIDTH[data[at]]
         past_end = len(data) - (at + 1 + width) + 1
         length = draw(st.one_of(st.just(past_end), st.integers(0, len(data) + 2)))
         data[at + 1 : at + 1 + width] = min(length, 256**width - 1).to_bytes(width, "big")
@@ -298,7 +300,7 @@ def test_a_real_game_damaged_in_the_middle_reads_as_before(
     full = (Path(__file__).parents[1] / "corpus" / "clean-classic.ginlog").read_bytes()
     at = len(HEADER)
     while at < len(full) // 2:  # the first record that begins past the middle
-        at = F._frame(full, at)[1]  # type: ignore[index]
+        at = R.record_span(full, at)[1]  # type: ignore[index]
     data = full[: at + shift] + garbage + full[at + shift :] + bytes(zeros)
     path = tmp_path / "game.ginlog"
     path.write_bytes(data)
@@ -362,7 +364,7 @@ class Work:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.framed = self.decoded = self.parses = 0
-        frame, holds, parse = F._frame, F._holds, F._parse_records
+        frame, holds, parse = R.record_span, R.holds, F.parse_records
 
         def counted_frame(*args: Any) -> Any:
             self.framed += 1
@@ -376,9 +378,9 @@ class Work:
             self.parses += 1
             return parse(*args)
 
-        monkeypatch.setattr(F, "_frame", counted_frame)
-        monkeypatch.setattr(F, "_holds", counted_holds)
-        monkeypatch.setattr(F, "_parse_records", counted_parse)
+        monkeypatch.setattr(R, "record_span", counted_frame)
+        monkeypatch.setattr(R, "holds", counted_holds)
+        monkeypatch.setattr(F, "parse_records", counted_parse)  # where the reader finds it
 
     def assert_linear(self, size: int, stops: int) -> None:
         """Each offset framed three times and decoded once at most; one forward parse
@@ -410,7 +412,7 @@ def test_a_crafted_file_is_read_in_linear_work(
     work.assert_linear(size, 0)
 
     path.write_bytes(data)
-    report = audit(path)
+    report = audit_file(path)
     assert report.verdict is Verdict.DAMAGED and report.damage
 
 

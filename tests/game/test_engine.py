@@ -30,6 +30,7 @@ from ginp2p.game.engine import (
     TakeUpcard,
     WallPass,
 )
+from ginp2p.game.hand import replace_state
 from ginp2p.game.match import MatchEnd
 from ginp2p.game.melds import Layoff
 from ginp2p.game.rules import PRESETS
@@ -492,8 +493,8 @@ def test_the_fast_state_copy_equals_dataclasses_replace() -> None:
     rules = PRESETS["classic"]
     state = engine.start_hand(rules, 0, shuffled(rules, random.Random(4)))
     before = replace(state)
-    fast = engine._replace(state, to_move=1 - state.to_move, stock_next=state.stock_next + 1)
+    fast = replace_state(state, to_move=1 - state.to_move, stock_next=state.stock_next + 1)
     assert fast == replace(state, to_move=1 - state.to_move, stock_next=state.stock_next + 1)
     assert fast != state and state == before  # the input is untouched
     with pytest.raises(TypeError, match="no field"):
-        engine._replace(state, stok_next=3)
+        replace_state(state, stok_next=3)

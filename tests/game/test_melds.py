@@ -18,24 +18,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginp2p.game.cards import Card, Suit, deck, parse_card, parse_cards
+from ginp2p.game.masks import best_discard_mask, hand_mask, min_deadwood_mask
 from ginp2p.game.melds import (
     Layoff,
     Meld,
     all_melds,
     best_arrangement,
     best_discard,
-    best_discard_mask,
     best_layoffs,
     can_lay_off,
     card_value,
     check_layoffs,
     deadwood,
-    hand_mask,
     is_meld,
     is_rumino,
     meld_of,
     min_deadwood,
-    min_deadwood_mask,
 )
 from ginp2p.game.rules import CLASSIC, ITALIAN, ITALIAN_JOKERS, OPENSPIEL, RUMINO, RuleSet
 

@@ -9,19 +9,16 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-import os
 import subprocess
 import sys
 import textwrap
 import time
-from pathlib import Path
 
 import nacl.signing
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ginp2p.files.identity import KEY_TEXT_LENGTH, key_from_text, key_to_text
 from ginp2p.net.discovery import (
     JOIN_SHAPE,
     PROTOCOL_VERSION,
@@ -32,6 +29,7 @@ from ginp2p.net.discovery import (
     lan_addresses,
     parse_join,
 )
+from ginp2p.proto.keytext import KEY_TEXT_LENGTH, key_from_text, key_to_text
 from tests.processes import stop
 
 #: a fixed key: parameters must be the same at every collection (pytest-xdist's workers
@@ -230,16 +228,16 @@ async def _browse_until(key: bytes, deadline: float) -> list[Found]:
     return found
 
 
-def test_a_host_in_another_process_is_found_with_its_full_key(tmp_path: Path) -> None:
+@pytest.mark.e2e
+@pytest.mark.usefixtures("ginp2p_home")
+def test_a_host_in_another_process_is_found_with_its_full_key() -> None:
     key = bytes(nacl.signing.SigningKey.generate().verify_key)
-    env = {**os.environ, "GINP2P_HOME": str(tmp_path)}
     proc = subprocess.Popen(
         [sys.executable, "-c", ADVERTISER, key.hex(), key.hex()[:8]],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
     )
     try:
         assert proc.stdout is not None and proc.stdin is not None
@@ -274,19 +272,20 @@ def test_join_by_host_name_takes_the_game_of_that_address(monkeypatch: pytest.Mo
     at the address it resolves to, never to the first game found."""
     import argparse
 
-    from ginp2p import cli
+    from ginp2p.cli import lan
+    from ginp2p.cli.output import Problem
 
     alice, carol = (bytes(nacl.signing.SigningKey(bytes([n]) * 32).verify_key) for n in (1, 2))
     games = [Found("Alice", ("192.0.2.11",), 52801, alice, "1"),
              Found("Carol", ("127.0.0.1",), 52801, carol, "1")]  # fmt: skip
-    monkeypatch.setattr(cli, "_browse", lambda args: games)
+    monkeypatch.setattr(lan, "browse", lambda args: games)
 
     def find(address: str) -> tuple[str, int, bytes]:
-        return cli._find_address(argparse.Namespace(address=address), bot=True)
+        return lan.find_address(argparse.Namespace(address=address), bot=True)
 
     assert find("localhost:52801") == ("localhost", 52801, carol)
     assert find("192.0.2.11:52801") == ("192.0.2.11", 52801, alice)
-    with pytest.raises(cli.Problem, match=r"no game at nowhere\.invalid:52801"):
+    with pytest.raises(Problem, match=r"no game at nowhere\.invalid:52801"):
         find("nowhere.invalid:52801")  # two games, and the name is neither's
     games.pop(0)  # one game on the port: a name not advertised still finds it
     assert find("nowhere.invalid:52801") == ("nowhere.invalid", 52801, carol)
@@ -297,7 +296,8 @@ def test_choosing_a_game_asks_again_until_the_answer_is_one(
     """A typo in the game's number asks again (the LAN was searched already); Enter
     takes the only game; nothing typed with several games, or the end of input, is no
     choice."""
-    from ginp2p import cli
+    from ginp2p.cli import lan
+    from ginp2p.cli.output import Problem
 
     games = [Found(n, ("192.0.2.1",), 52801, KEY, "1") for n in ("Alice", "Carol")]
     answers: list[str] = []
@@ -309,32 +309,32 @@ def test_choosing_a_game_asks_again_until_the_answer_is_one(
 
     monkeypatch.setattr("builtins.input", typed)
     answers[:] = ["3", "abc", "2"]
-    assert cli._pick(games) is games[1]
+    assert lan._pick(games) is games[1]
     assert capsys.readouterr().out.count("is not one of the games listed") == 2
     answers[:] = [""]
-    assert cli._pick(games[:1]) is games[0]
+    assert lan._pick(games[:1]) is games[0]
     for said in ([""], []):
         answers[:] = said
-        with pytest.raises(cli.Problem, match="no game chosen"):
-            cli._pick(games)
+        with pytest.raises(Problem, match="no game chosen"):
+            lan._pick(games)
 
 
+@pytest.mark.usefixtures("ginp2p_home")
 def test_the_lan_list_tells_hosts_of_one_name_apart(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     """Anyone can announce any name: each game shows its key's fingerprint, the one you
     paired with says so, and a host of another version is marked; none found is no game
     to join (exit 1), not a mistake in the command (exit 2)."""
     from ginp2p import cli
+    from ginp2p.cli import lan
     from ginp2p.files import peers
-    from ginp2p.files.identity import fingerprint
+    from ginp2p.proto.keytext import fingerprint
 
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
     one, two = (bytes(nacl.signing.SigningKey(bytes([n]) * 32).verify_key) for n in (1, 2))
     peers.pin(one, "Alice")
     games = [Found("Alice", ("192.0.2.11",), 52801, one, PROTOCOL_VERSION),
              Found("Alice", ("192.0.2.12",), 52801, two, "99")]  # fmt: skip
-    monkeypatch.setattr(cli, "_browse", lambda args: games)
+    monkeypatch.setattr(lan, "browse", lambda args: games)
     monkeypatch.setattr("builtins.input", lambda prompt: "")  # Enter: several, no choice
     monkeypatch.setattr(sys, "stdin", type("Tty", (), {"isatty": staticmethod(lambda: True)}))
     assert cli.main(["join"]) == 1

@@ -6,7 +6,8 @@ import asyncio
 import contextlib
 import re
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 
 import msgpack
 import pytest
@@ -14,25 +15,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ginp2p.files.identity import Identity, load_or_create_identity
-from ginp2p.net.transport import (
-    MAX_BACKLOG,
+from ginp2p.net.endpoint import BadFrame, ConnectRefused, LinkUp, PortInUse, Received, Rejected
+from ginp2p.net.transport import MAX_BACKLOG, GuestEndpoint, HostEndpoint
+from ginp2p.proto.frames import (
     NET_VERSION,
-    BadFrame,
     ByeFrame,
-    ConnectRefused,
     EntryFrame,
     FrameError,
-    GuestEndpoint,
     HaveFrame,
-    HostEndpoint,
-    LinkUp,
     PairFrame,
-    PortInUse,
-    Received,
-    Rejected,
     decode_frame,
     encode_frame,
 )
+from tests.processes import GUARD, until
 
 FRAMES = [
     EntryFrame(b"\x92\xc4\x01a\xc4\x01b"), HaveFrame(NET_VERSION, 3, 7, True),
@@ -67,7 +62,10 @@ def test_any_bytes_decode_or_raise_frame_error(parts: list[bytes]) -> None:
         decode_frame(parts)
 
 
-async def _next(ep: HostEndpoint | GuestEndpoint, kind: type, timeout: float = 20) -> object:
+async def _next(ep: HostEndpoint | GuestEndpoint, kind: type, timeout: float = GUARD) -> object:
+    """The next event of ``kind`` (``timeout``: a guard against a hang, but where a test
+    sends again until it is heard)."""
+
     async def find() -> object:
         while True:
             ev = await ep.recv()
@@ -195,14 +193,13 @@ def test_a_flood_waits_in_the_network_not_in_memory(tmp_path) -> None:  # type: 
         async with _host_and_friend(h, g) as (host, flood):
             for n in range(5000):
                 await flood.send(HaveFrame(NET_VERSION, n, 0, False))
-            await asyncio.sleep(1.0)  # nobody takes the host's events meanwhile
+            # nobody takes the host's events meanwhile: it reads until its backlog is full
+            await until(lambda: host.events.qsize() >= MAX_BACKLOG, "full backlog")
             assert host.events.qsize() <= MAX_BACKLOG
             got = 0
-            with contextlib.suppress(TimeoutError):
-                while True:
-                    ev = await asyncio.wait_for(host.recv(), 1.0)
-                    got += isinstance(ev, Received)
-            assert got > 2 * MAX_BACKLOG, "reading went on once the game took them"
+            while got <= 2 * MAX_BACKLOG:  # reading goes on once the game takes them
+                ev = await asyncio.wait_for(host.recv(), GUARD)
+                got += isinstance(ev, Received)
 
     asyncio.run(main())
 
@@ -216,15 +213,22 @@ def test_memory_that_balloons_drops_every_connection(
 
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
     size = [100 << 20]
-    monkeypatch.setattr(net, "_rss", lambda: size[0])
+    reads = [0]  # how often the host has looked at its size
+
+    def rss() -> int:
+        reads[0] += 1
+        return size[0]
+
+    monkeypatch.setattr(net, "_rss", rss)
 
     async def main() -> None:
         async with _host_and_friend(h, g) as (host, friend):
             size[0] += net.MAX_GROWTH  # not yet past the limit
-            await asyncio.sleep(0.6)
+            looked = reads[0]  # twice more: the first look has done all it would do
+            await until(lambda: reads[0] >= looked + 2, "look at the host's size")
             assert host.events.empty()
             size[0] += 1 << 20
-            dropped = await _next(host, Rejected, timeout=5)
+            dropped = await _next(host, Rejected)
             assert "every connection was dropped: memory grew by 257 MB" in \
                 dropped.reason  # type: ignore[attr-defined]  # fmt: skip
             size[0] = 100 << 20  # freed with the connections
@@ -250,33 +254,26 @@ def test_a_port_in_use_is_port_in_use(tmp_path) -> None:  # type: ignore[no-unty
     asyncio.run(main())
 
 
-def _free_port() -> int:
-    """A port nothing listens on (bound a moment, then closed)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def test_refused_connections_are_reported_and_a_late_host_still_gets_its_guest(
-        tmp_path) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+        tmp_path: Path, free_port: Callable[[], int]) -> None:  # fmt: skip
     """Nothing listens at the guest's port: ZeroMQ retries in silence, the monitor says
     the connections are refused; a host that starts a moment later gets its guest."""
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
 
     async def main() -> None:
-        port = _free_port()
+        port = free_port()
         guest = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
                               "127.0.0.1", port)  # fmt: skip
         host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
                             port=port, pinned=[g.curve_public_key])  # fmt: skip
         try:
             await guest.start()
-            first = await _next(guest, ConnectRefused, timeout=3)
-            later = await _next(guest, ConnectRefused, timeout=3)
+            first = await _next(guest, ConnectRefused)
+            later = await _next(guest, ConnectRefused)
             assert first.for_s == 0 and later.for_s > 0  # type: ignore[attr-defined]
             assert guest.refusing and not guest.ever_connected
             await host.start()
-            await _next(guest, LinkUp, timeout=5)
+            await _next(guest, LinkUp)
             assert not guest.refusing
         finally:
             for ep in (guest, host):
@@ -285,17 +282,17 @@ def test_refused_connections_are_reported_and_a_late_host_still_gets_its_guest(
     asyncio.run(main())
 
 
+@pytest.mark.usefixtures("ginp2p_home")
 @pytest.mark.parametrize("listening", [False, True])
-def test_a_guest_is_told_soon_when_nothing_listens(
-        tmp_path, monkeypatch: pytest.MonkeyPatch, listening: bool) -> None:  # type: ignore[no-untyped-def]  # fmt: skip
+def test_a_guest_is_told_soon_when_nothing_listens(tmp_path: Path, listening: bool) -> None:
     """Refused connections are told after about a second while the guest waits on, and
     its last words say they were refused; a port that takes the connection and never
     answers (as behind a firewall that drops them) stays 'no answer'."""
     from ginp2p.app.pregame import NoAnswer, pair_with_host
 
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
     said: list[tuple[float, str]] = []
+    gave_up: list[float] = []
 
     async def main() -> None:
         with socket.socket() as silent:
@@ -318,6 +315,7 @@ def test_a_guest_is_told_soon_when_nothing_listens(
                         lambda t: said.append((loop.time() - start, t)),
                         2.5,
                     )
+                gave_up.append(loop.time() - start)
             finally:
                 await guest.close()
         if listening:
@@ -325,7 +323,7 @@ def test_a_guest_is_told_soon_when_nothing_listens(
             assert "no answer from the host at 127.0.0.1" in str(err.value)
         else:
             ((when, line),) = said
-            assert 1.0 <= when < 2.5
+            assert 1.0 <= when < gave_up[0]  # told after a second, while it still waited
             assert re.fullmatch(f"nothing is listening at 127.0.0.1:{port} yet \\(is the host "
                                 r"running\? is the port right\?\); still trying for [0-2] s",
                                 line), line  # fmt: skip

@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from ginp2p.files.identity import key_to_text, load_or_create_identity
+from ginp2p.files.identity import load_or_create_identity
+from ginp2p.proto.keytext import key_to_text
 from tests.processes import CODE, SHORT, Peer, assert_same_and_clean
 
 BROWSE = """
 import asyncio, sys
 from ginp2p.net.discovery import browse
-from ginp2p.files.identity import key_to_text
+from ginp2p.proto.keytext import key_to_text
 found = asyncio.run(browse(2.0, interfaces=[sys.argv[1]]))
 for f in found:
     print(f.name, f.port, key_to_text(f.key), f.join())

@@ -22,7 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ginp2p.files import peers
-from ginp2p.files.identity import Identity, fingerprint, key_to_text, load_or_create_identity
+from ginp2p.files.identity import Identity, load_or_create_identity
 from ginp2p.net.pairing import (
     PAUSE_MAX_S,
     PAUSE_S,
@@ -36,14 +36,14 @@ from ginp2p.net.pairing import (
     codes_equal,
     new_code,
 )
+from ginp2p.proto.keytext import fingerprint, key_to_text
+from tests.processes import GUARD, until
 
 CODE = "7-tulip-anchor"
 
 
-@pytest.fixture(autouse=True)
-def _no_real_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Anything that forgets ``home=`` still lands in a temporary dir."""
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "default-home"))
+#: Anything that forgets ``home=`` still lands in a temporary folder.
+pytestmark = pytest.mark.usefixtures("ginp2p_home")
 
 
 @dataclass
@@ -505,9 +505,9 @@ def test_peers_pin_rename_forget(tmp_path: Path) -> None:
     assert doc["peers"][0]["key"] == key_to_text(a)
 
 
-def test_peers_default_home_is_ginp2p_home(tmp_path: Path) -> None:
+def test_peers_default_home_is_ginp2p_home(ginp2p_home: Path) -> None:
     peers.pin(HOST_KEY, "H")
-    assert (tmp_path / "default-home" / "peers.json").exists()
+    assert (ginp2p_home / "peers.json").exists()
     assert peers.is_pinned(HOST_KEY)
 
 
@@ -554,14 +554,8 @@ def test_strangers_at_the_door_do_not_push_the_code_off_the_screen() -> None:
     import asyncio
 
     from ginp2p.app.pregame import REFUSALS_SHOWN, admit_guest
-    from ginp2p.net.transport import (
-        NET_VERSION,
-        REFUSED_HANDSHAKE,
-        BadFrame,
-        HaveFrame,
-        Received,
-        Rejected,
-    )
+    from ginp2p.net.endpoint import REFUSED_HANDSHAKE, BadFrame, Received, Rejected
+    from ginp2p.proto.frames import NET_VERSION, HaveFrame
 
     friend_curve, friend_key = b"f" * 32, b"F" * 32
     crowd: list[Any] = []
@@ -625,11 +619,12 @@ class Door:
     async def take(self, peer: bytes, payload: bytes) -> Any:
         """Hand the host one pairing message; once it is done with it (waiting for the
         next), what it sent ``peer`` in answer, if anything."""
-        from ginp2p.net.transport import PairFrame, Received
+        from ginp2p.net.endpoint import Received
+        from ginp2p.proto.frames import PairFrame
 
         before = len(self.sent)
         self.incoming.put_nowait(Received(PairFrame(payload), peer))
-        await _until(lambda: self.waiting and self.incoming.empty())
+        await until(lambda: self.waiting and self.incoming.empty(), "answer")
         answers = [f for f, to in self.sent[before:] if to == peer]
         return answers[-1] if answers else None
 
@@ -640,7 +635,8 @@ def test_a_stranger_sending_random_bytes_cannot_stop_the_host(tmp_path: Path) ->
     off, or pushes the code off the screen; the host goes on, and the guest with the
     code pairs and is admitted."""
     from ginp2p.app.pregame import REFUSALS_SHOWN, admit_guest
-    from ginp2p.net.transport import NET_VERSION, ByeFrame, HaveFrame, PairFrame, Received
+    from ginp2p.net.endpoint import Received
+    from ginp2p.proto.frames import NET_VERSION, ByeFrame, HaveFrame, PairFrame
 
     host = load_or_create_identity(tmp_path / "host")
     guest = load_or_create_identity(tmp_path / "guest")
@@ -663,7 +659,7 @@ def test_a_stranger_sending_random_bytes_cannot_stop_the_host(tmp_path: Path) ->
             assert await door.take(guest.curve_public_key, gp.receive(answer.payload)) is None
             door.incoming.put_nowait(Received(HaveFrame(NET_VERSION, 0, 0, True),
                                               guest.curve_public_key))  # fmt: skip
-            return await asyncio.wait_for(admit, 5)
+            return await asyncio.wait_for(admit, GUARD)
         finally:
             admit.cancel()
 
@@ -679,7 +675,7 @@ def test_a_guest_in_the_pause_is_turned_away_and_the_host_goes_on(tmp_path: Path
     so (a bye), costs nothing, and leaves the host hosting; after the pause the new
     code pairs."""
     from ginp2p.app.pregame import PAIRING_OVER_REASON, admit_guest
-    from ginp2p.net.transport import ByeFrame, PairFrame
+    from ginp2p.proto.frames import ByeFrame, PairFrame
 
     host = load_or_create_identity(tmp_path / "host")
     clock = Clock()
@@ -720,16 +716,6 @@ def test_a_guest_in_the_pause_is_turned_away_and_the_host_goes_on(tmp_path: Path
     assert said[-1].startswith("paired with a guest")
 
 
-async def _until(done: Callable[[], bool], timeout: float = 10.0) -> None:
-    """Wait for a condition (what the host has said or sent), not for a guessed time."""
-
-    async def poll() -> None:
-        while not done():
-            await asyncio.sleep(0.005)
-
-    await asyncio.wait_for(poll(), timeout)
-
-
 def test_a_codes_last_wrong_try_brings_a_new_code_and_the_host_goes_on(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """Three wrong codes over real endpoints: the first two guests are told the code
@@ -738,9 +724,9 @@ def test_a_codes_last_wrong_try_brings_a_new_code_and_the_host_goes_on(
     code fails, a guest with the new one pairs and is admitted."""
     from ginp2p.app.pregame import PAIRING_OVER_WORDS, JoinError, admit_guest, pair_with_host
     from ginp2p.files.identity import load_or_create_identity
-    from ginp2p.net.transport import NET_VERSION, GuestEndpoint, HaveFrame, HostEndpoint
+    from ginp2p.net.transport import GuestEndpoint, HostEndpoint
+    from ginp2p.proto.frames import NET_VERSION, HaveFrame
 
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
     said: list[str] = []
     told: list[str] = []
@@ -768,7 +754,7 @@ def test_a_codes_last_wrong_try_brings_a_new_code_and_the_host_goes_on(
             with pytest.raises(JoinError) as err:
                 await join(code)
             told.append(str(err.value))
-            await _until(done)  # the host cut the connections: the next guest is not cut
+            await until(done, "cut")  # the host cut the connections: the next guest is not cut
 
         try:
             for n in (1, 2):
@@ -781,7 +767,7 @@ def test_a_codes_last_wrong_try_brings_a_new_code_and_the_host_goes_on(
             guest = await join(new)
             try:
                 await guest.send(HaveFrame(NET_VERSION, 0, 0, True))  # it is the guest now
-                return await asyncio.wait_for(admit, 5), new
+                return await asyncio.wait_for(admit, GUARD), new
             finally:
                 await guest.close()
         finally:
@@ -810,9 +796,10 @@ def test_a_connection_cut_while_pairing_is_a_clear_error(
 
     from ginp2p.app.pregame import JoinError, pair_with_host
     from ginp2p.files.identity import load_or_create_identity
-    from ginp2p.net.transport import GuestEndpoint, HostEndpoint, PairFrame, Received
+    from ginp2p.net.endpoint import Received
+    from ginp2p.net.transport import GuestEndpoint, HostEndpoint
+    from ginp2p.proto.frames import PairFrame
 
-    monkeypatch.setenv("GINP2P_HOME", str(tmp_path / "home"))
     h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
 
     async def main() -> str:
@@ -829,7 +816,7 @@ def test_a_connection_cut_while_pairing_is_a_clear_error(
                 pass
             await host.drop_connections()
             with pytest.raises(JoinError) as err:
-                await asyncio.wait_for(pairing, 5)
+                await asyncio.wait_for(pairing, GUARD)
             return str(err.value)
         finally:
             for ep in (guest, host):

@@ -1,5 +1,5 @@
 """A cheating peer driven by a strategy against a real honest PeerProtocol
-(ginp2p/adversary.py): hypothesis draws the strategies, each is played with the cheater
+(ginp2p/testing/adversary.py): hypothesis draws the strategies, each is played with the cheater
 as host and as guest, and every property must hold: the honest player is never
 convicted nor made to lose by a claim or a forfeit, the tables and the audits agree, a
 rule broken convicts the cheater and a deviation that breaks none changes nothing,
@@ -7,9 +7,10 @@ memory stays bounded, and a cheater that owes an entry and stays silent can alwa
 claimed against. The named attacks found so far (``adversary.KNOWN``) are regression
 tests.
 
-Exploration only: the shuffle runs with k=1 and memoised curve arithmetic
-(``adversary.exploring_shuffle``). ``scripts/adversary.py`` runs the same exploration
-over many more games, with random strategies. Failing examples are not shrunk (it costs
+Exploration only: the peers and audits run at k=1 (told so as ``min_k``) and the curve
+arithmetic is memoised (``ginp2p.testing.exploring.exploring_shuffle``).
+``scripts/adversary.py`` runs the same exploration over many more games, with random
+strategies. Failing examples are not shrunk (it costs
 minutes); set GINP2P_ADVERSARY_SHRINK=1 to get a minimal strategy.
 """
 
@@ -24,9 +25,12 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from ginp2p.proto import events as ev
-from ginp2p.proto import shuffle as sh
-from ginp2p.proto.log import GUEST, HOST, Entry
-from ginp2p.testing import adversary as adv
+from ginp2p.proto.entry import GUEST, HOST, Entry
+from ginp2p.proto.shuffle import K_MIN, group, steps
+from ginp2p.testing.adversary import play
+from ginp2p.testing.attacks import KNOWN
+from ginp2p.testing.exploring import K_EXPLORE, exploring_shuffle
+from ginp2p.testing.strategies import Strategy, draw_strategy, random_strategy
 
 #: Strategies drawn (two games each, the cheater as host and as guest): about 35 s of
 #: the file's minute on one core, the worlds' baselines and caches included.
@@ -37,7 +41,7 @@ PHASES = (Phase.explicit, Phase.generate) + (
 
 
 class _Draw:
-    """A :class:`~ginp2p.testing.adversary.Drawer` over hypothesis's ``draw``: the strategy's
+    """A :class:`~ginp2p.testing.strategies.Drawer` over hypothesis's ``draw``: the strategy's
     integers shrink towards the first (simplest) option of every choice."""
 
     def __init__(self, draw: Any) -> None:
@@ -48,55 +52,58 @@ class _Draw:
 
 
 @st.composite
-def strategies(draw: Any) -> adv.Strategy:
-    return adv.draw_strategy(_Draw(draw))
+def strategies(draw: Any) -> Strategy:
+    return draw_strategy(_Draw(draw))
 
 
-def _failures(strategy: adv.Strategy) -> list[str]:
-    game = adv.play(strategy)
+def _failures(strategy: Strategy) -> list[str]:
+    game = play(strategy)
     return [f"{v}" for v in game.violations]
 
 
 @settings(max_examples=EXAMPLES, derandomize=True, deadline=None, database=None,
           phases=PHASES, suppress_health_check=list(HealthCheck))  # fmt: skip
 @given(strategy=strategies())
-def test_no_strategy_harms_the_honest_player(strategy: adv.Strategy) -> None:
+def test_no_strategy_harms_the_honest_player(strategy: Strategy) -> None:
     failed = []
-    with adv.exploring_shuffle():
+    with exploring_shuffle():
         for cheater in (HOST, GUEST):
             s = dataclasses.replace(strategy, cheater=cheater)
             failed += [f"{s.describe()}\n    {f}" for f in _failures(s)]
     assert not failed, "\n".join(failed)
 
 
-@pytest.mark.parametrize("name", list(adv.KNOWN))
+@pytest.mark.parametrize("name", list(KNOWN))
 def test_a_known_attack_harms_nobody_honest(name: str) -> None:
-    strategy = adv.KNOWN[name]
-    with adv.exploring_shuffle():
+    strategy = KNOWN[name]
+    with exploring_shuffle():
         failed = _failures(strategy)
     assert not failed, strategy.describe() + "\n" + "\n".join(failed)
 
 
 def test_a_game_replays_exactly() -> None:
     """The same strategy gives the same game, entry for entry (a seed reproduces)."""
-    strategy = adv.random_strategy(3)
-    assert strategy == adv.random_strategy(3)
-    with adv.exploring_shuffle():
-        games = [adv.play(strategy) for _ in range(2)]
+    strategy = random_strategy(3)
+    assert strategy == random_strategy(3)
+    with exploring_shuffle():
+        games = [play(strategy) for _ in range(2)]
     a, b = games
     assert a.honest.saved == b.honest.saved and a.cheater.saved == b.cheater.saved
     assert a.violations == b.violations
 
 
-def test_exploring_shuffle_restores_what_it_lowers_and_memoises() -> None:
+def test_exploring_shuffle_memoises_and_restores_and_never_lowers_the_floor() -> None:
     bound = ev.PARAMS.fields[0][1]
-    before = (sh.K_MIN, bound.lo, sh.nb, Entry.__dict__["from_wire"], Entry.__dict__["verify"],  # type: ignore[attr-defined]
-              sh._hash_to_scalar)  # fmt: skip
-    with adv.exploring_shuffle(k=1):
-        assert sh.K_MIN == 1 and bound.lo == 1  # type: ignore[attr-defined]
-        assert sh.nb is not before[2] and sh._hash_to_scalar is not before[5]
-        game = adv.play(adv.Strategy(0, GUEST))
-        assert game.violations == [] and game.honest.proto.table.k == 1
-    after = (sh.K_MIN, bound.lo, sh.nb, Entry.__dict__["from_wire"], Entry.__dict__["verify"],  # type: ignore[attr-defined]
-             sh._hash_to_scalar)  # fmt: skip
-    assert after == before and sh.K_MIN == 20
+    assert isinstance(bound, ev.Int)
+
+    def patched() -> tuple[Any, ...]:
+        return (group.__dict__["nb"], Entry.__dict__["from_wire"], Entry.__dict__["verify"],
+                group._hash_to_scalar, steps._hash_to_scalar)  # fmt: skip
+
+    before = patched()
+    with exploring_shuffle():
+        assert all(a is not b for a, b in zip(patched(), before, strict=True))
+        assert bound.lo == K_MIN  # the explorer's peers are told k=1; nobody else is
+        game = play(Strategy(0, GUEST))
+        assert game.violations == [] and game.honest.proto.table.k == K_EXPLORE == 1
+    assert patched() == before

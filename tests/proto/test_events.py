@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
 import msgpack
+import nacl.signing
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from ginp2p.game.rules import CLASSIC
 from ginp2p.proto import events as E
+from ginp2p.proto.entry import GUEST, HOST, SIGN_CONTEXT
+from ginp2p.proto.outputs import Dropped, Save, Send
+from ginp2p.proto.protocol import PeerProtocol
+from ginp2p.proto.shuffle import K_MIN
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -49,7 +56,7 @@ def strategy(f: E.Field) -> st.SearchStrategy[Any]:
 
 
 def body_strategy(kind: str) -> st.SearchStrategy[Any]:
-    return strategy(E._BODY_TYPE[kind])
+    return strategy(E.body_types()[kind])
 
 
 bodies = st.sampled_from(sorted(E.SCHEMA)).flatmap(
@@ -151,7 +158,7 @@ def test_make_normalises_lists_and_mappings() -> None:
 
 def test_every_kind_at_its_largest_fits() -> None:
     for kind in E.SCHEMA:
-        body = maximal(E._BODY_TYPE[kind])
+        body = maximal(E.body_types()[kind])
         packed = E.encode_entry(fields_for(kind, body))
         assert len(packed) <= E.MAX_PACKED, kind
         assert E.decode_entry(packed).body == body
@@ -384,3 +391,87 @@ def test_engine_actions_round_trip_through_bodies() -> None:
         E.action_body(G.Resign(0), 1)
     with pytest.raises(E.LocalProtocolError):
         E.body_action("chat", E.make("chat", "hi"))
+
+
+# ---------------------------------------------------------------- the rounds a hello asks for
+
+
+def _host_hello(
+    k: int, min_k: int = K_MIN, rules: dict[str, Any] | None = None
+) -> tuple[nacl.signing.SigningKey, bytes]:
+    """A host's signed hello asking for ``k`` cut-and-choose rounds, encoded as a caller
+    that chose ``min_k`` as its floor would encode it."""
+    key = nacl.signing.SigningKey(bytes(range(32)))
+    rules = CLASSIC.to_dict() if rules is None else rules
+    body = E.make("hello", bytes(key.verify_key), "Ann", rules, (k, 60),
+                  b"h" * 64, None, min_k=min_k)  # fmt: skip
+    fields = E.EntryFields(1, bytes(32), HOST, 1, bytes(32), 0, bytes(32), "hello", body)
+    packed = E.encode_entry(fields, min_k=min_k)
+    return key, E.encode_wire(packed, key.sign(SIGN_CONTEXT + packed).signature)
+
+
+def test_fewer_rounds_than_the_minimum_only_for_a_caller_that_chose_them() -> None:
+    """A test may run both players with fewer proof rounds by saying so; nothing read
+    with the default floor (whatever comes from a peer) may ask for them."""
+    _, wire = _host_hello(2, min_k=2)
+    packed, _ = E.decode_wire(wire)
+    assert E.decode_entry(packed, min_k=2).body.params == (2, 60)
+    with pytest.raises(E.SchemaError, match=r"hello\.params\.k: 2 is outside 20\.\.64"):
+        E.decode_entry(packed)
+    hello = E.decode_entry(packed, min_k=2)
+    with pytest.raises(E.LocalProtocolError):
+        E.encode_entry(hello)
+    with pytest.raises(E.LocalProtocolError):
+        E.make("hello", b"k" * 32, "", None, (K_MIN - 1, 60), None, None)
+    for floor in (0, K_MIN + 1):
+        with pytest.raises(E.LocalProtocolError):
+            E.body_types(floor)
+    _, real = _host_hello(K_MIN)
+    assert E.decode_entry(E.decode_wire(real)[0]).body.params == (K_MIN, 60)
+
+
+def test_a_peer_drops_a_hello_that_asks_for_fewer_rounds() -> None:
+    """A guest with the default floor neither stores nor answers a host hello asking for
+    fewer than K_MIN rounds, however well signed."""
+    key, wire = _host_hello(2, min_k=2)
+    guest = PeerProtocol(GUEST, nacl.signing.SigningKey(bytes(32)), random.Random(1).randbytes,
+                         name="Bob", peer_key=bytes(key.verify_key))  # fmt: skip
+    guest.start(0.0)
+    out = guest.receive(wire, 1.0)
+    assert [o for o in out if isinstance(o, Dropped)] and not [
+        o for o in out if isinstance(o, Save | Send)
+    ]
+    assert guest.log.hello(HOST) is None
+    _, good = _host_hello(K_MIN)
+    assert any(isinstance(o, Save) for o in guest.receive(good, 2.0))
+    assert guest.log.hello(HOST) is not None
+
+
+_SETTINGS = sorted(CLASSIC.to_dict())
+_VALUES = st.none() | st.booleans() | st.integers(-3, 600) | st.text(max_size=8)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.dictionaries(st.sampled_from([*_SETTINGS, "preset", "x"]), _VALUES, max_size=6)
+    | st.builds(lambda d, changes: {**d, **changes}, st.just(CLASSIC.to_dict()),
+                st.dictionaries(st.sampled_from(_SETTINGS), _VALUES, max_size=2))
+)  # fmt: skip
+def test_a_host_hello_with_any_rules_never_crashes_the_guest(rules: dict[str, Any]) -> None:
+    """Whatever rules a well-signed host hello carries, the guest's ``receive`` returns:
+    it either answers with its own hello or refuses the game, saying why, and signs
+    nothing it cannot place in a game (a bad hello leaves no game to dispute in)."""
+    try:
+        key, wire = _host_hello(K_MIN, rules=rules)
+    except E.LocalProtocolError:
+        return  # the codec would not even carry these rules
+    guest = PeerProtocol(GUEST, nacl.signing.SigningKey(bytes(32)), random.Random(1).randbytes,
+                         name="Bob", peer_key=bytes(key.verify_key))  # fmt: skip
+    guest.start(0.0)
+    out = guest.receive(wire, 1.0)
+    ours = [o for o in out if isinstance(o, Send)]
+    if guest.table.rules is None or guest.table.cheat is not None:
+        assert guest.refused is not None and not ours
+        assert guest.log.since(GUEST, 0) == []
+    else:
+        assert guest.refused is None and ours

@@ -12,6 +12,10 @@ third party concludes from the honest player's file and from both files together
   until the claimant's feed acknowledges that move.
 * A disputer's own steps are checked against its seeds before its seeds judge anyone
   else's keys.
+
+None of these cheats is about the strength of the shuffle's proofs, so every game
+here runs with FEW (2) cut-and-choose rounds, told to both peers and to the audit
+(``min_k``): no test in this file keeps the real k.
 """
 
 from __future__ import annotations
@@ -21,18 +25,24 @@ from typing import Any
 
 import pytest
 
+from ginp2p.errors import LocalProtocolError
 from ginp2p.game.rules import CLASSIC
 from ginp2p.proto import events as ev
 from ginp2p.proto import shuffle as sh
-from ginp2p.proto.events import LocalProtocolError
-from ginp2p.proto.log import GUEST, HOST, MAX_CHAT_RUN, Entry, Owed, Verdict, claim_body, sign_entry
-from ginp2p.proto.protocol import MAX_EARLY, Dropped, EarlyClaim, PeerProtocol, Save, Send
-from ginp2p.proto.table import PLAY_KINDS
+from ginp2p.proto.claims import Owed, Verdict
+from ginp2p.proto.entry import GUEST, HOST, Entry, sign_entry
+from ginp2p.proto.linear import MAX_CHAT_RUN
+from ginp2p.proto.log import claim_body
+from ginp2p.proto.outputs import Dropped, EarlyClaim, Save, Send
+from ginp2p.proto.protocol import MAX_EARLY, PeerProtocol
+from ginp2p.proto.state import PLAY_KINDS
 from ginp2p.record import audit
 from ginp2p.testing.fakelink import FakeLink, Side, bot_player, dealt, linked, settle, step_until
 
 RULES = replace(CLASSIC, game_target=10)
 TIMEOUT = 60
+#: Cut-and-choose rounds of every game here (a test's choice, not the protocol's floor).
+FEW = 2
 
 
 def sent(out: list[Any]) -> list[Entry]:
@@ -48,7 +58,7 @@ def to_move(link: FakeLink) -> int:
 def cheater_to_move(seed: int = 3) -> tuple[FakeLink, int]:
     """A link at the cheater's turn in hand 1, where the cheater makes no move by itself
     (the test makes it); the honest side plays with the computer player."""
-    link = linked(RULES, seed, players=(None, None), claim_timeout=TIMEOUT)
+    link = linked(RULES, seed, players=(None, None), k=FEW, claim_timeout=TIMEOUT)
     link.start()
     first = to_move(link)
     link.players = (None, None)
@@ -80,7 +90,7 @@ def deliver(side: Side, link: FakeLink, entries: list[Entry]) -> list[Any]:
 
 
 def audited(records: list[bytes], lazy: bool = True) -> audit.Report:
-    return audit.audit_records(records, lazy_proofs=lazy)
+    return audit.audit_records(records, lazy_proofs=lazy, min_k=FEW)
 
 
 def lost_by_claim(p: PeerProtocol) -> bool:
@@ -112,7 +122,7 @@ def test_a_claim_delivered_before_the_move_that_makes_it_owed_is_beaten() -> Non
 def test_a_claim_before_the_deal_sent_ahead_of_the_hello_is_held_back() -> None:
     """The guest signs its hello and a claim that the host owes its nonce, and delivers
     the claim first: the host would have forfeited before any card was dealt."""
-    link = linked(RULES, 5, claim_timeout=TIMEOUT)
+    link = linked(RULES, 5, k=FEW, claim_timeout=TIMEOUT)
     host, guest = link.sides
     link.handle(HOST, host.proto.start(link.now))
     hello = link.flight[GUEST].pop()
@@ -237,7 +247,7 @@ def assert_reopened(link: FakeLink, honest: Side, counter: Entry) -> None:
 def cheater_to_move_after_an_honest_entry() -> tuple[FakeLink, int]:
     """A link stopped where a player is to move whose last entry does not ack the other
     player's last one (that player is the cheater: it makes no move by itself)."""
-    link = linked(RULES, 3, claim_timeout=TIMEOUT)
+    link = linked(RULES, 3, k=FEW, claim_timeout=TIMEOUT)
     link.start()
 
     def unacked_turn() -> bool:
@@ -315,7 +325,7 @@ def test_a_dispute_by_a_player_whose_keys_do_not_follow_its_seeds_convicts_it(
     lazy: bool,
 ) -> None:
     c = GUEST
-    link = linked(RULES, 3, _Keyswapper, claim_timeout=TIMEOUT)
+    link = linked(RULES, 3, _Keyswapper, k=FEW, claim_timeout=TIMEOUT)
     cheat, honest = link.sides[c], link.sides[1 - c]
     link.start()
     step_until(link, lambda: dealt(link) and moves(honest.proto) >= 3)

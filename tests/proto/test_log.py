@@ -1,4 +1,10 @@
-"""The signed two-feed log, its linear order, its files and the identity key."""
+"""The signed two-feed log, its linear order, its files and the identity key.
+
+No game here computes a shuffle (the entries are made by hand, their hellos at the
+real k), so the fewer proof rounds the protocol tests choose do not apply; the log's
+own ``min_k`` is checked by
+:func:`test_a_log_takes_a_hello_asking_for_fewer_rounds_only_when_told_so`.
+"""
 
 from __future__ import annotations
 
@@ -24,8 +30,20 @@ from ginp2p.files import identity as I
 from ginp2p.files import logfile as F
 from ginp2p.files.gamefiles import games_dir
 from ginp2p.proto import events as E
-from ginp2p.proto import log as L
-from ginp2p.proto.log import GUEST, HOST, Outcome, Verdict
+from ginp2p.proto.claims import ClaimVerdict, Owed, Verdict, judge_claim
+from ginp2p.proto.entry import (
+    GUEST,
+    HOST,
+    ZERO,
+    Entry,
+    H,
+    first_dealer,
+    game_id,
+    nonce_hash,
+    sign_entry,
+)
+from ginp2p.proto.linear import MAX_CHAT_RUN, linearise
+from ginp2p.proto.log import Log, LogError, Outcome, claim_body
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 KEYS = (SigningKey(b"h" * 32), SigningKey(b"g" * 32))
@@ -38,12 +56,12 @@ class Peer:
 
     def __init__(self, author: int) -> None:
         self.author = author
-        self.log = L.Log()
+        self.log = Log()
 
-    def say(self, kind: str, *body: Any) -> L.Entry:
+    def say(self, kind: str, *body: Any) -> Entry:
         return self.log.append(KEYS[self.author], self.author, kind, E.make(kind, *body))
 
-    def hear(self, *entries: L.Entry) -> None:
+    def hear(self, *entries: Entry) -> None:
         for e in entries:
             assert self.log.add(e.wire).stored
 
@@ -65,7 +83,7 @@ BODIES: dict[str, tuple[Any, ...]] = {
 def start() -> tuple[Peer, Peer]:
     host, guest = Peer(HOST), Peer(GUEST)
     rules = {"name": "classic", "knock_limit": 10}
-    h1 = host.say("hello", PUB[HOST], "Ann", rules, (20, 60), L.nonce_hash(HOST_NONCE), None)
+    h1 = host.say("hello", PUB[HOST], "Ann", rules, (20, 60), nonce_hash(HOST_NONCE), None)
     guest.hear(h1)
     g1 = guest.say("hello", PUB[GUEST], "Bob", None, None, None, GUEST_NONCE)
     host.hear(g1)
@@ -73,11 +91,11 @@ def start() -> tuple[Peer, Peer]:
     return host, guest
 
 
-def say(peer: Peer, kind: str) -> L.Entry:
+def say(peer: Peer, kind: str) -> Entry:
     return peer.say(kind, *BODIES[kind])
 
 
-def concurrent(host: Peer, guest: Peer, hk: str, gk: str) -> tuple[L.Entry, L.Entry]:
+def concurrent(host: Peer, guest: Peer, hk: str, gk: str) -> tuple[Entry, Entry]:
     """Both speak before hearing the other, then both hear."""
     h, g = say(host, hk), say(guest, gk)
     host.hear(g)
@@ -85,39 +103,39 @@ def concurrent(host: Peer, guest: Peer, hk: str, gk: str) -> tuple[L.Entry, L.En
     return h, g
 
 
-def order(log: L.Log) -> list[bytes]:
+def order(log: Log) -> list[bytes]:
     return [p.entry.id for p in log.linear().order]
 
 
-def all_entries(*peers: Peer) -> list[L.Entry]:
-    seen: dict[bytes, L.Entry] = {}
+def all_entries(*peers: Peer) -> list[Entry]:
+    seen: dict[bytes, Entry] = {}
     for p in peers:
         for e in p.log.entries():
             seen[e.id] = e
     return list(seen.values())
 
 
-def forge(author: int, **over: Any) -> L.Entry:
+def forge(author: int, **over: Any) -> Entry:
     """An entry with chosen fields, validly signed by its author."""
-    base = E.EntryFields(1, b"G" * 32, author, 5, b"p" * 32, 0, L.ZERO, "chat", E.make("chat", ""))
-    return L.sign_entry(KEYS[author], base._replace(**over))
+    base = E.EntryFields(1, b"G" * 32, author, 5, b"p" * 32, 0, ZERO, "chat", E.make("chat", ""))
+    return sign_entry(KEYS[author], base._replace(**over))
 
 
 # ------------------------------------------------------------------ hashing and identity of a game
 
 
 def test_h_prefixes_every_field_with_its_length() -> None:
-    assert L.H("ab", b"c") != L.H("a", b"bc")
-    assert L.H("x", b"", b"a") != L.H("x", b"a", b"")
+    assert H("ab", b"c") != H("a", b"bc")
+    assert H("x", b"", b"a") != H("x", b"a", b"")
     manual = b"\x00\x00\x00\x04coin" + b"\x00\x00\x00\x01a"
-    assert L.H("coin", b"a") == hashlib.sha512(manual).digest()
+    assert H("coin", b"a") == hashlib.sha512(manual).digest()
 
 
 def test_signature_and_id_match_the_documented_vector() -> None:
     key = SigningKey(bytes(range(32)))
     body = E.make("hello", bytes(key.verify_key), "Ann", {"name": "classic"}, (20, 60),
-                  L.nonce_hash(bytes(32)), None)  # fmt: skip
-    entry = L.sign_entry(key, E.EntryFields(1, L.ZERO, 0, 1, L.ZERO, 0, L.ZERO, "hello", body))
+                  nonce_hash(bytes(32)), None)  # fmt: skip
+    entry = sign_entry(key, E.EntryFields(1, ZERO, 0, 1, ZERO, 0, ZERO, "hello", body))
     key.verify_key.verify(b"ginp2p/v1/entry\0" + entry.packed, entry.signature)
     digest = hashlib.sha256(b"ginp2p/v1/id\0" + entry.packed + entry.signature).digest()
     assert entry.id == digest
@@ -131,20 +149,39 @@ def test_game_id_and_first_dealer() -> None:
     host, guest = start()
     h1, g1 = host.log.hello(HOST), host.log.hello(GUEST)
     assert h1 and g1
-    assert host.log.game == guest.log.game == L.game_id(h1.id, g1.id)
-    coin = L.H("coin", host.log.game, HOST_NONCE, GUEST_NONCE)
-    assert L.first_dealer(host.log.game, HOST_NONCE, GUEST_NONCE) == coin[-1] & 1
-    dealers = {L.first_dealer(bytes([i]) * 32, HOST_NONCE, GUEST_NONCE) for i in range(16)}
+    assert host.log.game == guest.log.game == game_id(h1.id, g1.id)
+    coin = H("coin", host.log.game, HOST_NONCE, GUEST_NONCE)
+    assert first_dealer(host.log.game, HOST_NONCE, GUEST_NONCE) == coin[-1] & 1
+    dealers = {first_dealer(bytes([i]) * 32, HOST_NONCE, GUEST_NONCE) for i in range(16)}
     assert dealers == {HOST, GUEST}
 
 
 # ------------------------------------------------------------------ signatures and drops
 
 
+def test_a_log_takes_a_hello_asking_for_fewer_rounds_only_when_told_so() -> None:
+    """A test that runs both players at fewer cut-and-choose rounds than the protocol's
+    floor tells their logs so (``min_k``); a log at the floor drops such a hello as
+    undecodable, will not sign one, and takes no floor the codec does not allow."""
+    few = Log(min_k=2)
+    body = E.make("hello", PUB[HOST], "Ann", {}, (2, 60), nonce_hash(HOST_NONCE), None, min_k=2)
+    hello = few.append(KEYS[HOST], HOST, "hello", body)
+    assert few.hello(HOST) == hello and Log.from_records([hello.wire], min_k=2)[0].hello(HOST)
+    floor = Log()
+    added = floor.add(hello.wire)
+    assert added.outcome is Outcome.DROPPED and added.reason.startswith("undecodable")
+    assert floor.hello(HOST) is None
+    with pytest.raises(E.LocalProtocolError):
+        floor.append(KEYS[HOST], HOST, "hello", body)
+    for bad in (0, 21):
+        with pytest.raises(E.LocalProtocolError):
+            Log(min_k=bad)
+
+
 def test_a_flipped_bit_anywhere_is_dropped() -> None:
     host, guest = start()
     entry = say(host, "discard")
-    fresh, _ = L.Log.from_records([e.wire for e in guest.log.entries()])
+    fresh, _ = Log.from_records([e.wire for e in guest.log.entries()])
     before = fresh.ids()
     blob = entry.packed + entry.signature
     for bit in range(len(blob) * 8):
@@ -160,8 +197,8 @@ def test_a_flipped_bit_anywhere_is_dropped() -> None:
 def test_wrong_key_and_other_game_are_dropped() -> None:
     host, guest = start()
     good = say(host, "chat")
-    wrong_key = L.sign_entry(KEYS[GUEST], good.fields)  # claims to be the host's
-    other_game = L.sign_entry(KEYS[HOST], good.fields._replace(game=b"x" * 32))
+    wrong_key = sign_entry(KEYS[GUEST], good.fields)  # claims to be the host's
+    other_game = sign_entry(KEYS[HOST], good.fields._replace(game=b"x" * 32))
     for entry, reason in ((wrong_key, "signature"), (other_game, "another game")):
         result = guest.log.add(entry.wire)
         assert result.outcome is Outcome.DROPPED and reason in result.reason
@@ -173,7 +210,7 @@ def test_garbage_and_malformed_entries_are_dropped_not_raised() -> None:
     host, guest = start()
     for junk in (b"", b"\x92", b"\xc1", os.urandom(300), E.encode_wire(b"\x90", b"s" * 64)):
         assert guest.log.add(junk).outcome is Outcome.DROPPED
-    seq1_not_hello = forge(HOST, game=host.log.game, seq=1, prev=L.ZERO)
+    seq1_not_hello = forge(HOST, game=host.log.game, seq=1, prev=ZERO)
     assert "hello" in guest.log.add(seq1_not_hello.wire).reason
 
 
@@ -192,7 +229,7 @@ def test_peer_bytes_never_raise(data: st.DataObject) -> None:
 
 def test_pinned_key_refuses_a_stranger_hello() -> None:
     host, _ = start()
-    stranger = L.Log(keys=(b"z" * 32, None))
+    stranger = Log(keys=(b"z" * 32, None))
     result = stranger.add(host.log.hello(HOST).wire)  # type: ignore[union-attr]
     assert result.outcome is Outcome.DROPPED and "pinned" in result.reason
 
@@ -209,7 +246,7 @@ def test_rewrapped_copy_is_a_duplicate_with_the_same_id() -> None:
     for wire in (str_typed, array16, entry.wire):
         result = guest.log.add(wire)
         assert result.outcome is Outcome.DUPLICATE and result.entry is not None
-        assert result.entry.id == entry.id == L.Entry.from_wire(wire).id
+        assert result.entry.id == entry.id == Entry.from_wire(wire).id
     assert not guest.log.equivocations
 
 
@@ -217,7 +254,7 @@ def test_two_entries_at_one_seq_are_equivocation_with_both_kept() -> None:
     host, guest = start()
     first = say(host, "chat")
     guest.hear(first)
-    twin = L.sign_entry(KEYS[HOST], first.fields._replace(body=E.make("chat", "other")))
+    twin = sign_entry(KEYS[HOST], first.fields._replace(body=E.make("chat", "other")))
     result = guest.log.add(twin.wire)
     assert result.outcome is Outcome.EQUIVOCATION and result.stored
     assert result.other == first and result.entry == twin
@@ -232,7 +269,7 @@ def test_two_entries_at_one_seq_are_equivocation_with_both_kept() -> None:
 def test_two_hellos_are_never_equivocation() -> None:
     _, guest = start()
     other = Peer(HOST)
-    hello = other.say("hello", PUB[HOST], "Ann", {}, (20, 60), L.nonce_hash(b"o" * 32), None)
+    hello = other.say("hello", PUB[HOST], "Ann", {}, (20, 60), nonce_hash(b"o" * 32), None)
     result = guest.log.add(hello.wire)
     assert result.outcome is Outcome.DROPPED and "another game" in result.reason
 
@@ -243,7 +280,7 @@ def test_two_hellos_are_never_equivocation() -> None:
 def test_entries_before_the_hellos_are_held_then_released() -> None:
     host, guest = start()
     g2 = say(guest, "chat")
-    fresh = L.Log()
+    fresh = Log()
     assert fresh.add(g2.wire).outcome is Outcome.HELD
     assert fresh.add(host.log.hello(HOST).wire).outcome is Outcome.NEW  # type: ignore[union-attr]
     result = fresh.add(guest.log.hello(GUEST).wire)  # type: ignore[union-attr]
@@ -256,7 +293,7 @@ def test_an_entry_acking_an_unknown_entry_waits() -> None:
     h = say(host, "chat")
     guest.hear(h)
     g = say(guest, "chat")  # acks h
-    third = L.Log.from_records([e.wire for e in guest.log.entries() if e.id != h.id])[0]
+    third = Log.from_records([e.wire for e in guest.log.entries() if e.id != h.id])[0]
     assert g.id in third and g.id not in third.linear().entries
     assert g in third.linear().held
     third.add(h.wire)
@@ -280,7 +317,7 @@ def test_concurrent_commuting_entries_give_one_order() -> None:
 def test_enders_sort_after_concurrent_entries(ender: str) -> None:
     host, guest = start()
     if ender == "claim":
-        body = L.claim_body(host.log, HOST, L.Owed(GUEST, frozenset({"commit"}), "commit"))
+        body = claim_body(host.log, HOST, Owed(GUEST, frozenset({"commit"}), "commit"))
         h = host.say("claim", *body)
     else:
         h = say(host, ender)
@@ -304,13 +341,13 @@ def test_ack_points() -> None:
 
 
 @st.composite
-def runs(draw: st.DrawFn) -> list[L.Entry]:
+def runs(draw: st.DrawFn) -> list[Entry]:
     """A random session: each step one side speaks or hears the other's oldest
     unheard entry, so every entry acks exactly what its author had seen. Sometimes
     a player equivocates at the end."""
     host, guest = start()
     peers = (host, guest)
-    sent: tuple[list[L.Entry], list[L.Entry]] = ([], [])
+    sent: tuple[list[Entry], list[Entry]] = ([], [])
     kinds = [*sorted(BODIES), "claim"]
     for _ in range(draw(st.integers(4, 24))):
         who = draw(st.integers(0, 1))
@@ -319,8 +356,8 @@ def runs(draw: st.DrawFn) -> list[L.Entry]:
             continue
         kind = draw(st.sampled_from(kinds))
         if kind == "claim":
-            owed = L.Owed(1 - who, frozenset({"discard", "stock_key"}), "a move")
-            entry = peers[who].say("claim", *L.claim_body(peers[who].log, who, owed))
+            owed = Owed(1 - who, frozenset({"discard", "stock_key"}), "a move")
+            entry = peers[who].say("claim", *claim_body(peers[who].log, who, owed))
         else:
             entry = say(peers[who], kind)
         sent[who].append(entry)
@@ -329,24 +366,24 @@ def runs(draw: st.DrawFn) -> list[L.Entry]:
         victim = draw(st.sampled_from([e for e in entries if e.seq > 1]))
         twin = victim.fields._replace(kind="chat", body=E.make("chat", "twin"))
         if twin != victim.fields:
-            entries.append(L.sign_entry(KEYS[victim.author], twin))
+            entries.append(sign_entry(KEYS[victim.author], twin))
     return entries
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(runs(), st.randoms(use_true_random=False))
 def test_linear_order_is_independent_of_arrival_order(
-    entries: list[L.Entry], rnd: random.Random
+    entries: list[Entry], rnd: random.Random
 ) -> None:
-    reference = L.linearise(entries)
+    reference = linearise(entries)
     forked = len({(e.author, e.seq) for e in entries}) < len(entries)
     assert bool(reference.problems) == forked and bool(reference.held) <= forked
     for _ in range(3):
         shuffled = entries[:]
         rnd.shuffle(shuffled)
-        log, _ = L.Log.from_records(e.wire for e in shuffled)
+        log, _ = Log.from_records(e.wire for e in shuffled)
         assert log.linear() == reference  # the order, void marks, held, problems, claims
-        assert log == L.Log.from_records(e.wire for e in entries)[0]
+        assert log == Log.from_records(e.wire for e in entries)[0]
     placed = reference.order
     for p in placed:  # every entry after its prev and after what it acks
         assert p.ack_index < p.index
@@ -377,7 +414,7 @@ def test_backwards_ack_and_bad_prev_stop_the_feed_as_evidence() -> None:
     back = forge(HOST, game=game, seq=h2.seq + 1, prev=h2.id, ack_seq=1, ack_id=g1.id)
     bad_prev = forge(HOST, game=game, seq=h2.seq + 1, prev=h.id, ack_seq=2, ack_id=h2.ack_id)
     for entry, what in ((back, "ack"), (bad_prev, "chain")):
-        log = L.Log.from_records([e.wire for e in host.log.entries()])[0]
+        log = Log.from_records([e.wire for e in host.log.entries()])[0]
         assert log.add(entry.wire).outcome is Outcome.NEW
         lin = log.linear()
         assert [(p.what, p.entries) for p in lin.problems] == [(what, (entry,))]
@@ -396,13 +433,13 @@ def test_acking_an_entry_the_opponent_never_wrote() -> None:
 
 def test_a_chat_flood_stops_the_feed_but_an_answer_resets_the_count() -> None:
     host, guest = start()
-    for _ in range(L.MAX_CHAT_RUN):
+    for _ in range(MAX_CHAT_RUN):
         guest.hear(say(host, "chat"))
-    assert host.log.unanswered_chats(HOST) == L.MAX_CHAT_RUN
+    assert host.log.unanswered_chats(HOST) == MAX_CHAT_RUN
     assert guest.log.linear().problems == ()
     host.hear(say(guest, "chat"))  # the other player answers: a new ack, a new run
     assert host.log.unanswered_chats(HOST) == 0
-    for _ in range(L.MAX_CHAT_RUN):
+    for _ in range(MAX_CHAT_RUN):
         guest.hear(say(host, "chat"))
     flood = say(host, "chat")
     guest.hear(flood)
@@ -433,7 +470,7 @@ def test_entries_after_own_resign_or_acking_a_resign_are_void() -> None:
 
 def test_a_claim_beaten_by_the_owed_entry_sent_before_it() -> None:
     host, guest = start()
-    body = L.claim_body(guest.log, GUEST, L.Owed(HOST, frozenset({"discard"}), "a move"))
+    body = claim_body(guest.log, GUEST, Owed(HOST, frozenset({"discard"}), "a move"))
     assert body.owed_seq == 3 and body.kinds == ("discard",)
     claim = guest.say("claim", *body)
     move = say(host, "discard")  # sent before the host saw the claim
@@ -451,14 +488,14 @@ def test_a_claim_beaten_by_the_owed_entry_sent_before_it() -> None:
 
 def test_a_claim_stands_when_the_owing_player_saw_it_first() -> None:
     host, guest = start()
-    body = L.claim_body(guest.log, GUEST, L.Owed(HOST, frozenset({"discard"}), "a move"))
+    body = claim_body(guest.log, GUEST, Owed(HOST, frozenset({"discard"}), "a move"))
     claim = guest.say("claim", *body)
-    assert L.judge_claim(claim, []).verdict is Verdict.OPEN
+    assert judge_claim(claim, []).verdict is Verdict.OPEN
     host.hear(claim)
     move = say(host, "discard")  # too late: it acks the claim
     guest.hear(move)
     lin = guest.log.linear()
-    assert lin.claims[claim.id] == L.ClaimVerdict(Verdict.STANDS, move, lin.claims[claim.id].reason)
+    assert lin.claims[claim.id] == ClaimVerdict(Verdict.STANDS, move, lin.claims[claim.id].reason)
     assert lin.placed(move.id).void  # type: ignore[union-attr]
 
 
@@ -469,8 +506,8 @@ def test_a_claim_naming_the_wrong_seq_or_author_is_invalid() -> None:
     lin = guest.log.linear()
     assert lin.claims[wrong_seq.id].verdict is Verdict.INVALID
     assert lin.claims[own.id].verdict is Verdict.INVALID
-    with pytest.raises(L.LogError):
-        L.claim_body(guest.log, GUEST, L.Owed(GUEST, frozenset({"chat"}), "x"))
+    with pytest.raises(LogError):
+        claim_body(guest.log, GUEST, Owed(GUEST, frozenset({"chat"}), "x"))
 
 
 # ------------------------------------------------------------------ appending and resync
@@ -483,16 +520,16 @@ def test_append_links_and_acks() -> None:
     assert nxt.prev == h.id and (nxt.ack_seq, nxt.ack_id) == (g.seq, g.id)
     assert host.log.have() == (nxt.seq, g.seq)
     assert [e.id for e in host.log.since(HOST, 2)] == [h.id, nxt.id]
-    with pytest.raises(L.LogError):
+    with pytest.raises(LogError):
         host.say("hello", PUB[HOST], "Ann", {}, (20, 60), b"h" * 64, None)
-    with pytest.raises(L.LogError):  # signed with the other player's key
+    with pytest.raises(LogError):  # signed with the other player's key
         host.log.append(KEYS[GUEST], HOST, "chat", E.make("chat", "x"))
 
 
 # ------------------------------------------------------------------ the .ginlog file
 
 
-def write_game(path: Path) -> list[L.Entry]:
+def write_game(path: Path) -> list[Entry]:
     host, guest = start()
     concurrent(host, guest, "commit", "commit")
     say(host, "discard")

@@ -16,10 +16,23 @@ nothing the cheater sends later changes anything; and the audit of either player
 saved file (:func:`ginp2p.record.audit.audit_records`, a third party with no seeds) reaches the
 same verdict. Stalling is claimed after the timeout; garbage, forgeries, splices and
 re-wrapped copies are dropped or ignored without freezing anything.
+
+The games run with FEW (2) cut-and-choose rounds, told to both peers and to every
+audit and fold here (``min_k``): what most tests check is not the proofs' strength,
+and the proofs are most of a game's cost. The real k (``shuffle.K_MIN``) is kept
+where it is: the tag attack and the disguised duplicate (only the cut-and-choose
+answers catch them), the lock proofs made for another context (named for a proof),
+the tweaked and non-canonical answers (they rewrite round 2 of the answers, which a
+proof of FEW rounds does not have), and the shuffle before the other commitment (as
+the tag attack, it is played with OTHER_SEED too, where the guest shuffles first at
+the real k only: the host hello carries k, so at another k the game id, its coin and
+its deals are another game's). A peer or an audit at the real floor refuses a game
+at FEW: :func:`test_fewer_rounds_are_a_tests_choice_never_a_peers_nor_a_files`.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -28,57 +41,65 @@ from typing import Any
 import nacl.signing
 import pytest
 
+from ginp2p.errors import LocalProtocolError
 from ginp2p.game import bot
 from ginp2p.game.engine import Discard, HandState, Phase
 from ginp2p.game.match import MatchEnd
 from ginp2p.game.rules import RuleSet, get_preset
 from ginp2p.proto import events as ev
 from ginp2p.proto import shuffle as sh
-from ginp2p.proto.events import LocalProtocolError
-from ginp2p.proto.log import GUEST, HOST, MAX_CHAT_RUN, Entry, Log, Outcome, Verdict, sign_entry
-from ginp2p.proto.protocol import MAX_AHEAD, Dropped, PeerProtocol, Refolded, Refused, Save, Send
-from ginp2p.proto.table import Cheat, CheatDetected, HandFold, Table
+from ginp2p.proto.claims import Verdict
+from ginp2p.proto.entry import GUEST, HOST, Entry, sign_entry
+from ginp2p.proto.hand import HandFold
+from ginp2p.proto.linear import MAX_CHAT_RUN
+from ginp2p.proto.log import Log, Outcome
+from ginp2p.proto.outputs import Dropped, Refolded, Refused, Save, Send
+from ginp2p.proto.protocol import MAX_AHEAD, PeerProtocol
+from ginp2p.proto.results import Cheat, CheatDetected
+from ginp2p.proto.table import Table
 from ginp2p.record import audit
-from ginp2p.testing.fakelink import (
-    FakeLink,
+from ginp2p.testing.cheats import (
     Rewrite,
     another_permutation,
     bad_sum_proof,
-    bot_player,
     change_answers,
     change_keys,
     chat_flood,
     cheat_once,
     cheater,
-    dealt,
     deck_in,
     discard_not_held,
     duplicate_card,
     false_gin,
-    feed,
     flip_bit,
     knock_over_the_limit,
-    linked,
-    make_pair,
     phase_is,
     proof_ctx,
     redeck,
     retagged,
     rewrap,
-    role_of,
     scalar_int,
-    settle,
     shuffle_before_commit,
-    step_until,
     substitute_card,
     swap_out,
     tag_deck,
     the_other_choice,
     tweak_scalar,
     two_moves,
-    waiting_since,
     wrong_key,
     wrong_stock_key,
+)
+from ginp2p.testing.fakelink import (
+    FakeLink,
+    bot_player,
+    dealt,
+    feed,
+    linked,
+    make_pair,
+    role_of,
+    settle,
+    step_until,
+    waiting_since,
 )
 from tests.proto.test_shuffle import plus_l
 
@@ -90,29 +111,36 @@ RULES = get_preset("classic").with_(game_target=10)
 SEED = 1
 OTHER_SEED = 7
 TIMEOUT = 30
+#: Cut-and-choose rounds of the games whose check is not the proofs' strength (a
+#: test's choice: every peer, fold and audit here accepts it), and the real k.
+FEW, REAL = 2, sh.K_MIN
 
 
 def pair(cls: type[PeerProtocol] = PeerProtocol, seed: int = SEED,
-         players: tuple[Any, Any] = (bot_player, bot_player), rules: RuleSet = RULES
-         ) -> FakeLink:  # fmt: skip
-    return linked(rules, seed, cls, players, claim_timeout=TIMEOUT, executor=POOL)
+         players: tuple[Any, Any] = (bot_player, bot_player), rules: RuleSet = RULES,
+         k: int = FEW) -> FakeLink:  # fmt: skip
+    return linked(rules, seed, cls, players, k=k, claim_timeout=TIMEOUT, executor=POOL)
 
 
 def play(cls: type[PeerProtocol] = PeerProtocol, seed: int = SEED,
-         players: tuple[Any, Any] = (bot_player, bot_player), rules: RuleSet = RULES
-         ) -> FakeLink:  # fmt: skip
-    link = pair(cls, seed, players, rules)
+         players: tuple[Any, Any] = (bot_player, bot_player), rules: RuleSet = RULES,
+         k: int = FEW) -> FakeLink:  # fmt: skip
+    link = pair(cls, seed, players, rules, k)
     link.run()
     return link
 
 
+def read(wire: bytes) -> Entry:
+    return Entry.from_wire(wire, min_k=FEW)
+
+
 def kind_of(wire: bytes) -> str:
-    return str(Entry.from_wire(wire).kind)
+    return str(read(wire).kind)
 
 
 def fold(records: Iterable[bytes]) -> Table:
     """A third party's view of a saved file: no seeds, the entries alone."""
-    log, _ = Log.from_records(records)
+    log, _ = Log.from_records(records, min_k=FEW)
     table = Table(None, executor=POOL)
     table.update(log.linear())
     return table
@@ -126,7 +154,7 @@ def same_cheat(a: Cheat | None, b: Cheat | None) -> bool:
 def audited(records: Iterable[bytes], verdict: audit.Verdict, cheat: Cheat | None = None,
             winner: int | None = None, end: MatchEnd | None = None) -> audit.Report:  # fmt: skip
     """The audit of a saved file (a third party: no seeds, the entries alone)."""
-    report = audit.audit_records(records)
+    report = audit.audit_records(records, min_k=FEW)
     assert report.verdict is verdict, report.text()
     if cheat is None:
         assert report.cheat is None, report.text()
@@ -188,9 +216,15 @@ def assert_caught(link: FakeLink, cheat_by: int, rule: str, kind: str) -> Cheat:
 # ---------------------------------------------------------------- the honest baseline
 
 
+@functools.cache
+def honest_game(k: int) -> FakeLink:
+    """The honest game of SEED at ``k`` rounds (the same for every test: do not change it)."""
+    return play(k=k)
+
+
 @pytest.fixture(scope="module")
 def baseline() -> FakeLink:
-    return play()
+    return honest_game(FEW)
 
 
 def test_the_honest_baseline_is_clean(baseline: FakeLink) -> None:
@@ -214,6 +248,36 @@ def honest_seq(baseline: FakeLink, author: int, kind: str) -> int:
     return next(e.seq for e in feed(baseline.sides[HOST], author) if e.kind == kind)
 
 
+def test_fewer_rounds_are_a_tests_choice_never_a_peers_nor_a_files(baseline: FakeLink) -> None:
+    """The games here run at FEW rounds because the test says so to both peers. A peer
+    at the protocol's floor drops the host hello of such a game (no game begins: it
+    answers nothing), cannot itself ask for FEW rounds, and its log takes no such hello
+    even decoded elsewhere; the audit at the floor finds the game's file damaged, with
+    no result, where the audit told FEW finds it clean."""
+    records = baseline.sides[GUEST].saved
+    host_hello = next(w for w in records if kind_of(w) == "hello" and read(w).author == HOST)
+    assert read(host_hello).body.params.k == FEW
+    key = nacl.signing.SigningKey(bytes(range(32)))
+    rng = random.Random(1).randbytes
+    guest = PeerProtocol(GUEST, key, rng)
+    out = guest.receive(host_hello)
+    assert [type(o) for o in out] == [Dropped] and "undecodable" in out[0].reason
+    assert guest.log.hello(HOST) is None and guest.log.game is None
+    assert not [o for o in guest.start() if isinstance(o, Send)]  # it still waits for a host
+    told = PeerProtocol(GUEST, key, rng, min_k=FEW)
+    assert [o.entry.kind for o in told.receive(host_hello) if isinstance(o, Send)] == ["hello"]
+    host = PeerProtocol(HOST, key, rng, rules=RULES, k=FEW)
+    out = host.start()
+    assert [type(o) for o in out] == [Refused] and len(host.log) == 0
+    added = Log().add_entry(read(host_hello))
+    assert added.outcome is Outcome.DROPPED and "fewer than 20" in added.reason
+    with pytest.raises(LocalProtocolError):
+        PeerProtocol(GUEST, key, rng, min_k=0)
+    at_the_floor = audit.audit_records(records)
+    assert at_the_floor.verdict is audit.Verdict.DAMAGED and at_the_floor.winner is None
+    assert audit.audit_records(records, min_k=FEW).verdict is audit.Verdict.CLEAN
+
+
 # ---------------------------------------------------------------- the shuffle: decks
 
 
@@ -234,9 +298,8 @@ def _proof_for(**where: Any) -> Rewrite:
 
 
 @pytest.mark.parametrize("seed", [SEED, OTHER_SEED])
-def test_tag_attack_by_the_first_shuffler_fails_its_answers(baseline: FakeLink, seed: int
-                                                            ) -> None:  # fmt: skip
-    link = play(cheater("shuffle", redeck(tag_deck)), seed)
+def test_tag_attack_by_the_first_shuffler_fails_its_answers(seed: int) -> None:
+    link = play(cheater("shuffle", redeck(tag_deck)), seed, k=REAL)
     a = role_of(link, "first")
     assert a == (HOST if seed == SEED else GUEST)  # the host cheats once, the guest once
     c = assert_caught(link, a, "bad-shuffle-proof", "answers")
@@ -248,14 +311,14 @@ def test_tag_attack_by_the_first_shuffler_fails_its_answers(baseline: FakeLink, 
     assert challenge.ack_seq == shuffled.seq < c.seq
     assert not [e for e in feed(honest, 1 - a) if e.kind in ("shuffle", "lock", "keys")]
     if seed == SEED:
-        assert c.seq == honest_seq(baseline, a, "answers")
+        assert c.seq == honest_seq(honest_game(REAL), a, "answers")
 
 
-def test_disguised_duplicate_by_the_second_shuffler_fails_its_answers(baseline: FakeLink) -> None:
-    link = play(cheater("shuffle", redeck(_disguised_duplicate), role="second"))
+def test_disguised_duplicate_by_the_second_shuffler_fails_its_answers() -> None:
+    link = play(cheater("shuffle", redeck(_disguised_duplicate), role="second"), k=REAL)
     b = role_of(link, "second")
     c = assert_caught(link, b, "bad-shuffle-proof", "answers")
-    assert c.seq == honest_seq(baseline, b, "answers")
+    assert c.seq == honest_seq(honest_game(REAL), b, "answers")
     honest = link.sides[1 - b]
     # A challenged D2 (it passed the checks on receipt) and never locked it
     assert [e.kind for e in feed(honest, 1 - b) if e.kind in ("challenge", "lock", "keys")] == [
@@ -350,21 +413,20 @@ def _other_half_same_bit(rows: list[Any], p: PeerProtocol, h: HandFold) -> list[
 
 
 @pytest.mark.parametrize(
-    ("role", "change", "rule"),
+    ("role", "change", "rule", "k"),
     [
-        ("first", tweak_scalar, "bad-shuffle-proof"),
-        ("second", _other_half_same_bit, "bad-shuffle-proof"),
-        ("second", _other_half, "bad-answers"),
-        ("first", _scalar_plus_l, "bad-scalar"),
+        ("first", tweak_scalar, "bad-shuffle-proof", REAL),
+        ("second", _other_half_same_bit, "bad-shuffle-proof", FEW),
+        ("second", _other_half, "bad-answers", FEW),
+        ("first", _scalar_plus_l, "bad-scalar", REAL),
     ],
     ids=["tweaked-scalar", "other-half", "bits-not-the-challenge", "non-canonical-scalar"],
 )
-def test_bad_answers_are_caught_on_receipt(baseline: FakeLink, role: str,
-                                           change: Any, rule: str) -> None:  # fmt: skip
-    link = play(cheater("answers", change_answers(change), role=role))
+def test_bad_answers_are_caught_on_receipt(role: str, change: Any, rule: str, k: int) -> None:
+    link = play(cheater("answers", change_answers(change), role=role), k=k)
     x = role_of(link, role)
     c = assert_caught(link, x, rule, "answers")
-    assert c.seq == honest_seq(baseline, x, "answers")
+    assert c.seq == honest_seq(honest_game(k), x, "answers")
 
 
 def _relock(change: Callable[[list[bytes]], list[bytes]]) -> Rewrite:
@@ -453,15 +515,15 @@ def _pubkeys_of_other_seeds(p: PeerProtocol, h: HandFold, body: Any) -> Any:
     ids=["other-game", "other-hand", "other-author", "swapped-keys", "keys-of-other-seeds"],
 )
 def test_a_lock_proof_bound_elsewhere_or_to_other_keys_fails_on_receipt(
-    baseline: FakeLink, role: str, rewrite: Rewrite
+    role: str, rewrite: Rewrite
 ) -> None:
     """A lock proof binds this game, hand and author, and the published per-card keys
     to the deck: one made for another context, or keys that did not lock the deck, fail
     the proof when the lock arrives, so no card is ever keyed against them."""
-    link = play(cheater("lock", rewrite, role=role))
+    link = play(cheater("lock", rewrite, role=role), k=REAL)
     x = role_of(link, role)
     c = assert_caught(link, x, "bad-lock-proof", "lock")
-    assert c.seq == honest_seq(baseline, x, "lock")
+    assert c.seq == honest_seq(honest_game(REAL), x, "lock")
     honest = link.sides[1 - x]
     assert not [e for e in feed(honest, 1 - x) if e.kind == "keys" or
                 (e.kind == "lock" and e.body.deal_keys)]  # fmt: skip
@@ -518,15 +580,14 @@ def test_what_slips_through_is_caught_by_the_recompute_at_the_openings() -> None
 
 
 @pytest.mark.parametrize("seed", [SEED, OTHER_SEED])
-def test_a_shuffle_before_the_other_commitment_is_caught_on_receipt(baseline: FakeLink,
-                                                                    seed: int) -> None:  # fmt: skip
+def test_a_shuffle_before_the_other_commitment_is_caught_on_receipt(seed: int) -> None:
     """The first shuffler shuffles right after its own commit, before the other's
     commitment has reached it: the schedule owes the first shuffle only once both
     commitments are in, so that no seeds are fixed after a deck has been seen. The
     shuffle acks no commit of the other player's, so wherever it is placed it is out
     of turn: the host's sorts before the guest's commit and is owed by nobody; the
     guest's sorts after the host's commit that it had not seen (the ack-point rule)."""
-    link = play(shuffle_before_commit(), seed)
+    link = play(shuffle_before_commit(), seed, k=REAL)
     a = role_of(link, "first")
     assert a == (HOST if seed == SEED else GUEST)
     c = assert_caught(link, a, "out-of-turn", "shuffle")
@@ -534,7 +595,7 @@ def test_a_shuffle_before_the_other_commitment_is_caught_on_receipt(baseline: Fa
     shuffled = honest.proto.log.get(c.entry)
     commit = next(e for e in feed(honest, 1 - a) if e.kind == "commit")
     assert shuffled is not None and shuffled.ack_seq < commit.seq  # sent unseen
-    assert c.seq == honest_seq(baseline, a, "commit") + 1  # right after its own commit
+    assert c.seq == honest_seq(honest_game(REAL), a, "commit") + 1  # right after its own commit
     # on receipt: the shuffle is never challenged, only disputed; the honest player opens
     # its seeds when its commit is folded before the cheat (the guest's sorts after the
     # host's early shuffle, so the judged log holds nothing of its seeds to check)
@@ -751,7 +812,7 @@ def test_a_false_opening_forfeits_a_won_match_and_its_bonuses(baseline: FakeLink
     assert t.match is not None and t.match.end is MatchEnd.CHEAT
     _no_bonus_for_a_forfeit(baseline, t, winner)
     scores = t.match.scores
-    report = audit.audit_records(link.sides[1 - winner].saved)
+    report = audit.audit_records(link.sides[1 - winner].saved, min_k=FEW)
     assert f"scores Ann {scores[0]}, Bob {scores[1]}" in report.text(), report.text()
 
 
@@ -856,12 +917,12 @@ def test_garbage_is_dropped_without_a_freeze_and_the_sender_still_owes() -> None
 def test_an_entry_spliced_from_another_game_is_dropped(baseline: FakeLink) -> None:
     # another game between the same two keys (same seed: same keys; then other nonces)
     rng = random.Random(SEED)
-    other = make_pair(RULES, rng, claim_timeout=TIMEOUT, executor=POOL)
+    other = make_pair(RULES, rng, k=FEW, claim_timeout=TIMEOUT, executor=POOL)
     rng.randbytes(1)
     other_link = FakeLink(*other, rng)
     other_link.start()
     step_until(other_link, lambda: len(other[GUEST].saved) >= 6)
-    spliced = [w for w in other[GUEST].saved if Entry.from_wire(w).author == GUEST]
+    spliced = [w for w in other[GUEST].saved if read(w).author == GUEST]
     assert [kind_of(w) for w in spliced][:2] == ["hello", "commit"]
     link = pair()
     assert bytes(link.sides[GUEST].proto.key.verify_key) == bytes(other[GUEST].proto.key.verify_key)
@@ -959,7 +1020,7 @@ def test_a_dispute_of_an_entry_never_written_is_dropped() -> None:
     assert dispute.id not in honest.proto.log
     assert any(isinstance(o, Dropped) and "never wrote" in o.reason for o in out)
     assert honest.proto.table.cheat is None
-    report = audit.audit_records([*honest.saved, dispute.wire])
+    report = audit.audit_records([*honest.saved, dispute.wire], min_k=FEW)
     assert report.cheat is None and "cannot settle the dispute" in report.text()
 
 
@@ -982,7 +1043,7 @@ def test_a_second_challenge_to_one_shuffle_proof_is_refused() -> None:
         link.sides[b].proto.key,
         challenge.fields._replace(body=challenge.body._replace(bits=bytes(bits))),
     )
-    cut = next(i for i, w in enumerate(side.saved) if Entry.from_wire(w) == challenge)
+    cut = next(i for i, w in enumerate(side.saved) if read(w) == challenge)
     kept = side.saved[:cut]
 
     def restart() -> PeerProtocol:
@@ -1024,7 +1085,7 @@ def summary(t: Table) -> tuple[Any, ...]:
 
 def fold_arriving(wires: Sequence[bytes]) -> Table:
     """A third party that receives the entries one by one, folding after each."""
-    log, table = Log(), Table(None, executor=POOL)
+    log, table = Log(min_k=FEW), Table(None, executor=POOL)
     for wire in wires:
         log.add(wire)
         table.update(log.linear())
@@ -1062,10 +1123,10 @@ def test_a_rewrapped_or_replayed_entry_is_a_duplicate_not_equivocation(baseline:
     link.start()
     step_until(link, lambda: dealt(link))
     host, guest = link.sides
-    copies = [w for w in guest.saved if Entry.from_wire(w).author == GUEST]
+    copies = [w for w in guest.saved if read(w).author == GUEST]
     for wire in copies:
         rewrapped = rewrap(wire)
-        assert rewrapped != wire and Entry.from_wire(rewrapped) == Entry.from_wire(wire)
+        assert rewrapped != wire and read(rewrapped) == read(wire)
         assert host.proto.log.add(rewrapped).outcome is Outcome.DUPLICATE
         link.inject(HOST, rewrapped)
         link.inject(HOST, wire)  # replayed as it was
@@ -1118,7 +1179,7 @@ def test_a_forged_or_altered_record_in_a_saved_file_is_damage_blaming_nobody(
     clean = fold(records)
     assert clean.cheat is None and clean.finished
     i = next(i for i, w in enumerate(records) if kind_of(w) == "discard")
-    e = Entry.from_wire(records[i])
+    e = read(records[i])
     stranger = nacl.signing.SigningKey(bytes(32))
     altered_card = sign_entry(stranger, e.fields._replace(body=e.body._replace(
         card=(e.body.card + 1) % 52)))  # fmt: skip
@@ -1129,7 +1190,7 @@ def test_a_forged_or_altered_record_in_a_saved_file_is_damage_blaming_nobody(
     }
     for what, bad in variants.items():
         damaged = [*records[:i], bad, *records[i + 1 :]]
-        _, added = Log.from_records(damaged)
+        _, added = Log.from_records(damaged, min_k=FEW)
         assert added[i].outcome is Outcome.DROPPED, what
         assert all(a.outcome is not Outcome.DROPPED for j, a in enumerate(added) if j != i)
         third = fold(damaged)

@@ -1,0 +1,145 @@
+"""The host a guest joins: the one its join string names, or one of the games
+announced on the LAN, listed for the person to choose. An announcement is never
+trusted: the key it gives is checked by the pairing code or against the one paired
+with before."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ginp2p.cli.output import Problem, UsageError
+
+if TYPE_CHECKING:
+    from ginp2p.net.discovery import Found
+
+
+def browse(args: argparse.Namespace) -> list[Found]:
+    """The games announced on the LAN within ``--browse-time``."""
+    import asyncio
+
+    from zeroconf import InterfaceChoice
+
+    from ginp2p.net.discovery import Interfaces
+    from ginp2p.net.discovery import browse as found_on_lan
+
+    interfaces: Interfaces = InterfaceChoice.All
+    if args.mdns_interface:
+        interfaces = [args.mdns_interface]
+    print(f"looking for games on the LAN ({args.browse_time:g} s)…", flush=True)
+    return asyncio.run(found_on_lan(args.browse_time, interfaces=interfaces))
+
+
+def find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]:
+    """The host to join: the join string, else what discovery finds (never trusted:
+    the key is checked by pairing or the pin)."""
+    from ginp2p.net.discovery import parse_join
+
+    address = args.address
+    if address is not None:  # "": a join string that is empty, not "look on the LAN"
+        try:
+            host, port, key = parse_join(address)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        if key is not None:
+            return host, port, key
+        # plain HOST:PORT: the key comes from the advertisement of that address
+        on_port = [f for f in browse(args) if f.port == port]
+        at = _addresses_of(host)
+        found = [f for f in on_port if at & set(f.addresses)]
+        if not found and not _is_ip(host) and len(on_port) == 1:
+            found = on_port  # a name for this machine ("localhost") or one not advertised
+        if len(found) == 1:
+            print(f"found {found[0].name} at {host}:{port}")
+            return host, port, found[0].key
+        why = "several games" if found else "no game"
+        raise Problem(f"{why} at {host}:{port} announced a key on the LAN: use the "
+                      "host's full join string HOST:PORT/KEY")  # fmt: skip
+    found = browse(args)
+    want = getattr(args, "discover_name", None)
+    if want:
+        found = [f for f in found if f.name.casefold() == want.casefold()]
+    if not found:
+        raise Problem("no game found on the LAN: a host stops announcing once its guest "
+                      "is in (back into your own game: `ginp2p games`, then `ginp2p resume "
+                      "FILE`), or multicast is blocked here (ask the host for its join "
+                      "string)")  # fmt: skip
+    for i, f in enumerate(found, 1):
+        print(f"  {i}. {_found_line(f)}")
+    if bot or (len(found) == 1 and not sys.stdin.isatty()):
+        choice = found[0]
+    elif not sys.stdin.isatty():
+        raise UsageError("several games found: give one as ADDRESS")
+    else:
+        choice = _pick(found)
+    print(f"joining {choice.name} ({key_check(choice.key)})")
+    return choice.addresses[0], choice.port, choice.key
+
+
+def _found_line(f: Found) -> str:
+    """A game of the LAN list. Anyone can announce any name: the fingerprint tells two
+    hosts of one name apart, and a host you paired with is named as you paired it."""
+    from ginp2p.files import peers
+    from ginp2p.net.discovery import PROTOCOL_VERSION
+    from ginp2p.proto.keytext import fingerprint
+
+    known = peers.lookup_quietly(f.key)
+    mark = f"  paired with you as {known.name or 'a player'}" if known else ""
+    other = (
+        ""
+        if f.version == PROTOCOL_VERSION
+        else f"  (another ginp2p version: protocol {f.version or '?'}, ours {PROTOCOL_VERSION})"
+    )
+    return (f"{f.name}  fingerprint {fingerprint(f.key)}{mark}{other}\n"
+            f"     ginp2p join {f.join()}")  # fmt: skip
+
+
+def key_check(key: bytes) -> str:
+    """How the key a LAN announcement gave is checked: against the one paired with (a
+    rematch), else by the pairing code; never taken on the announcement's word."""
+    from ginp2p.files import peers
+
+    if peers.lookup_quietly(key) is not None:
+        return "its key is checked against the one you paired with"
+    return "its key is checked by the pairing code, not taken on the LAN's word"
+
+
+def _pick(found: list[Found]) -> Found:
+    """Ask which game to join until the answer is one (Enter: the only one); an empty
+    answer with several, or the end of input, chooses none."""
+    one = " (Enter: 1)" if len(found) == 1 else ""
+    while True:
+        try:
+            answer: str | None = input(f"join which? 1-{len(found)}{one} ").strip()
+        except EOFError:
+            answer = None
+        if answer == "" and len(found) == 1:
+            return found[0]
+        if answer is None or answer == "":
+            raise Problem("no game chosen")
+        if answer.isdigit() and 1 <= int(answer) <= len(found):
+            return found[int(answer) - 1]
+        print(f"  {answer!r} is not one of the games listed: type its number, 1-{len(found)}")
+
+
+def _addresses_of(host: str) -> set[str]:
+    """The addresses a host name or address stands for (none if it cannot be resolved)."""
+    import socket
+
+    if _is_ip(host):
+        return {host}
+    try:
+        return {str(info[4][0]) for info in socket.getaddrinfo(host, None)}
+    except (OSError, UnicodeError):
+        return set()
+
+
+def _is_ip(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True

@@ -1,0 +1,116 @@
+"""The commands of this computer alone, with no game file and no network: ``keys``
+(your key, the players you paired with, a safety number, forgetting one), ``rules``
+(the presets and their settings) and ``selfplay`` (a whole match between two computer
+players through the rules engine)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING
+
+from ginp2p import __version__
+from ginp2p.cli.output import Problem, UsageError, padded, printer
+from ginp2p.cli.values import chosen_rules
+
+if TYPE_CHECKING:
+    from ginp2p.game.match import MatchState
+
+
+def cmd_keys(args: argparse.Namespace) -> int:
+    from ginp2p.files import peers
+    from ginp2p.files.identity import load_or_create_identity
+    from ginp2p.proto.keytext import key_to_text
+
+    ident = load_or_create_identity()
+    try:
+        if args.forget is not None:
+            if not args.forget.strip():
+                raise UsageError("--forget: say which player to forget: the name or the start "
+                                 "of the fingerprint `ginp2p keys` shows")  # fmt: skip
+            try:
+                gone = peers.forget(args.forget)
+            except LookupError as exc:
+                raise Problem(str(exc)) from None
+            print(f"forgot {gone.name} ({gone.fingerprint}); pair again to play with them "
+                  "(a game with them goes on with `ginp2p resume` only then)")  # fmt: skip
+            return 0
+        pinned = peers.all()
+    except peers.PeersError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    if args.safety:  # the player first: an error must not follow a screen of keys
+        try:
+            p = peers.find(args.safety, pinned)
+        except LookupError as exc:
+            raise Problem(str(exc)) from None
+    print(f"your key:         {key_to_text(ident.public_key)}")
+    print(f"your fingerprint: {ident.fingerprint}")
+    print(f"key file:         {ident.path}")
+    if args.safety:
+        print(f"safety number with {p.name} ({p.fingerprint}):")
+        print(f"  {peers.safety_number(ident.public_key, p.key)}")
+        print("read it aloud to each other: the same digits on both screens mean nobody is "
+              "in the middle")  # fmt: skip
+        return 0
+    if pinned:
+        print("paired players:")
+        for p in pinned:
+            print(f"  {padded(p.name, 20)} {p.fingerprint}  paired {p.paired.date()}")
+    else:
+        print("no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)")
+    return 0
+
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    from ginp2p.game.rules import PRESETS, get_preset
+
+    if args.preset is None:
+        for name in PRESETS:
+            print(name)
+        return 0
+    rules = get_preset(args.preset)
+    for key, value in rules.to_dict().items():
+        print(f"{key:<26} {value}")
+    return 0
+
+
+def cmd_selfplay(args: argparse.Namespace) -> int:
+    import random
+
+    from ginp2p.game.selfplay import make_player, play_match
+    from ginp2p.present.words import ending, preset_words
+
+    rules = chosen_rules(args)
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**32)
+    names = ("North", "South")
+    print(
+        f"ginp2p {__version__}: {names[0]} vs {names[1]}, preset {preset_words(rules)}, seed {seed}"
+    )
+    print("(two computer players in one process; network play: `ginp2p host` / `ginp2p join`)\n")
+
+    say = printer(args)  # card codes (QS) where the console cannot show a suit
+
+    def show(m: MatchState) -> None:
+        r = m.results[-1]
+        line = f"hand {m.hand_no:>2}: {ending(r, names.__getitem__)}"
+        if r.scored:
+            scorers = [p for p in (0, 1) if r.points[p]] or [0 if r.knocker is None else r.knocker]
+            line += " - " + ", ".join(f"{names[p]} {r.points[p]:+d}" for p in scorers)
+        say(f"{line:<52} {names[0]} {m.scores[0]:>3}  {names[1]} {m.scores[1]:>3}")
+        if args.verbose:
+            for p in (0, 1):
+                d = r.declarations[p]
+                if d is not None:
+                    melds = "  ".join(" ".join(c.pretty() for c in mm.in_order) for mm in d.melds)
+                    dead = " ".join(c.pretty() for c in d.deadwood_cards)
+                    lays = " ".join(lay.card.pretty() for lay in d.layoffs)
+                    say(f"    {names[p]:<6} melds [{melds}] deadwood [{dead}] = {d.deadwood}"
+                        + (f" laid off [{lays}]" if lays else ""))  # fmt: skip
+
+    players = (make_player("bot"), make_player("bot"))
+    m = play_match(rules, players, seed, on_hand=show)
+    if m.winner is not None and m.totals is not None:
+        print(f"\n{names[m.winner]} wins the match ({m.end}): totals with bonuses "
+              f"{names[0]} {m.totals[0]}, {names[1]} {m.totals[1]}")  # fmt: skip
+    return 0
