@@ -216,6 +216,9 @@ def main() -> None:
         help="game target of the whole matches (default: the preset's)",
     )
     args = parser.parse_args()
+    if not shuffle.K_MIN <= args.k <= shuffle.K_MAX:
+        parser.error(f"--k: from {shuffle.K_MIN} (the fewest rounds a peer accepts) to "
+                     f"{shuffle.K_MAX}")  # fmt: skip
     reps, k = args.reps, args.k
     sizes = [int(s) for s in args.sizes.split(",")]
     ref = statistics.median(timed(reference_pass) for _ in range(3 * reps))

@@ -94,7 +94,9 @@ def test_paired_hands_plays_the_same_deals_and_counts_what_changed(tmp_path: Pat
         ("bench_melds.py", ["--hands", "30", "--repeats", "1"],
          ["min_deadwood, random 10 cards", "best_discard, 52-bit mask",
           "best_discard, meld-rich 11", "engine:"]),
-        ("bench_shuffle.py", ["--reps", "1"], ["shuffle prove (1 thr)", "WHOLE SET-UP"]),
+        # fewer proof rounds: what is checked is that every row is printed
+        ("bench_shuffle.py", ["--reps", "1", "--k", "2"],
+         ["shuffle prove (1 thr)", "WHOLE SET-UP"]),
         ("bench_protocol.py", ["--reps", "1", "--sizes", "52", "--games", "3", "--target", "30"],
          ["stock draw: sign+verify x2", "audit ms/hand", "| classic", "audits remembered"]),
         pytest.param("bench_net.py", ["--moves", "30", "--help-runs", "1"],
