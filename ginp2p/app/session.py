@@ -181,6 +181,11 @@ class Session(ConnectionSide, MatchEnding):
         rules may yet be accepted unasked, with ``--yes``)."""
         return self.proto.me == GUEST and not self.begun and not self._rules_asked
 
+    @property
+    def rules_shown(self) -> bool:
+        """The player has seen the host's rules: told them, or asked about them."""
+        return self._rules_told or self._rules_answered is not None
+
     def may_claim(self) -> bool:
         """The opponent owes an entry past the claim timeout (and the game exists)."""
         p = self.proto
