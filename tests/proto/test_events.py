@@ -18,6 +18,8 @@ from ginp2p.proto.entry import GUEST, HOST, SIGN_CONTEXT
 from ginp2p.proto.outputs import Dropped, Save, Send
 from ginp2p.proto.protocol import PeerProtocol
 from ginp2p.proto.shuffle import K_MIN
+from ginp2p.record.audit import audit_records
+from ginp2p.record.report import Verdict
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -475,3 +477,21 @@ def test_a_host_hello_with_any_rules_never_crashes_the_guest(rules: dict[str, An
         assert guest.log.since(GUEST, 0) == []
     else:
         assert guest.refused is None and ours
+
+
+def test_a_guest_refuses_a_host_hello_that_breaks_the_rules_as_the_audit_convicts_it() -> None:
+    """No game exists before the guest's hello, so the live guest answers a host hello
+    whose rules cannot be played by refusing the game, signing nothing; the audit of
+    that hello judges it the same way: the host cheated (``bad-rules``)."""
+    key, wire = _host_hello(K_MIN, rules={**CLASSIC.to_dict(), "deck_size": 7})
+    guest = PeerProtocol(GUEST, nacl.signing.SigningKey(bytes(32)), random.Random(1).randbytes,
+                         name="Bob", peer_key=bytes(key.verify_key))  # fmt: skip
+    guest.start(0.0)
+    out = guest.receive(wire, 1.0)
+    assert not [o for o in out if isinstance(o, Send)] and guest.log.since(GUEST, 0) == []
+    assert guest.refused is not None and "(bad-rules)" in guest.refused
+    assert guest.table.cheat is not None and guest.table.cheat.author == HOST
+    report = audit_records([wire])
+    assert report.verdict == Verdict.CHEATED
+    assert report.cheat is not None
+    assert (report.cheat.author, report.cheat.rule) == (HOST, guest.table.cheat.rule)
