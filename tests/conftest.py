@@ -1,12 +1,21 @@
 """Fixtures shared by every test folder: a temporary ``GINP2P_HOME``, a free port, a
 ``ginp2p`` command run in its own process, and two players' games in one process over
-the memory transport (``ginp2p.testing.games``)."""
+the memory transport (``ginp2p.testing.games``).
+
+The suite starts a few hundred ``python`` processes (ginp2p peers, scripts). Each would
+compile ginp2p from source again where the environment forbids bytecode files
+(``PYTHONDONTWRITEBYTECODE``, as some machines set): for this run, they keep their
+bytecode in a temporary folder of their own instead (``PYTHONPYCACHEPREFIX``), never in
+the checkout."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +26,29 @@ from tests.processes import RunGinp2p, ginp2p_env
 
 #: How long a `ginp2p` command may take before the test fails (a hang, never a measure).
 RUN_GUARD = 240.0
+
+_PYCACHE = "GINP2P_TEST_PYCACHE"  # the folder this run made (set in the first process)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any worker starts: one bytecode folder for every process of this run."""
+    if _PYCACHE in os.environ:  # a worker: the run's folder is already set
+        return
+    folder = tempfile.mkdtemp(prefix="ginp2p-tests-pycache-")
+    os.environ[_PYCACHE] = os.environ["PYTHONPYCACHEPREFIX"] = folder
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The end-to-end tests first: they spend much of their time waiting on other
+    processes, which the workers fill with the tests that only compute. Started last, they
+    would leave the run's end to one worker."""
+    items.sort(key=lambda item: item.get_closest_marker("e2e") is None)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if not hasattr(config, "workerinput"):  # the run's first process made the folder
+        shutil.rmtree(os.environ.pop(_PYCACHE, ""), ignore_errors=True)
 
 
 @pytest.fixture

@@ -31,7 +31,7 @@ from ginp2p.files.records import audit_file
 RunGinp2p = Callable[..., "subprocess.CompletedProcess[str]"]
 
 GUARD = 90.0  # seconds: a generous failure guard, never a measurement
-SHORT = ["--set", "game_target=30"]  # one to three hands
+SHORT = ["--set", "game_target=1"]  # one hand, as a rule (a hand nobody wins is replayed)
 #: Kills that leave the match on whatever the deal: a side stops before its first entry
 #: after the shuffle (the one after its hello, the host's nonce and its five of the
 #: shuffle), and a hand ends only once both sides have sent moves or shows after it.

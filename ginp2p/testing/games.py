@@ -48,8 +48,8 @@ __all__ = ["CODE", "SHORT", "Crashed", "Games", "Scripted", "Side"]
 
 #: The pairing code both sides use unless told otherwise.
 CODE = "7-tulip-anchor"
-#: Short matches: one to three hands.
-SHORT = get_preset("classic").with_(game_target=30)
+#: Short matches: one hand, as a rule (the first hand anybody wins ends the match).
+SHORT = get_preset("classic").with_(game_target=1)
 
 _T = TypeVar("_T")
 

@@ -5,7 +5,7 @@ cut off, a second ginp2p of the same player. Everything else a session does betw
 peers is tested in one process, faster: tests/app/test_session.py.
 
 Each peer is a real OS process with its own temporary GINP2P_HOME (see
-tests/processes.py). Matches are short (game_target=30).
+tests/processes.py). Matches are one hand long (game_target=1).
 """
 
 from __future__ import annotations

@@ -80,7 +80,7 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
         if answer == "no":
             rest = _rest(g)
             assert g.returncode != 0
-            assert "you declined the host's rules (hoyle with game_target=30)" in rest
+            assert "you declined the host's rules (hoyle with game_target=1)" in rest
             assert "error" not in rest, "declining is the player's choice, not an error"
             assert h.wait() != 0
             assert "declined" in h.output or "refused" in h.output
@@ -131,7 +131,7 @@ def test_a_scripts_answer_sent_before_the_rules_come_answers_them(
             seen += _rest(g)
             assert g.returncode == 1, seen
             # the rules declined as they were offered, not only the preset's name
-            assert "you declined the host's rules (hoyle with game_target=30)" in seen
+            assert "you declined the host's rules (hoyle with game_target=1)" in seen
         else:
             seen += _read_until(g, "your cards:")
             seen += _rest(g, "quit\n")
@@ -210,7 +210,7 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(
         assert "unfinished" not in shown and "hoyle" in shown
         rest = _rest(again, "no\n")
         assert again.returncode == 1, rest
-        assert "you declined the host's rules (hoyle with game_target=30)" in rest
+        assert "you declined the host's rules (hoyle with game_target=1)" in rest
         assert h.wait() != 0
         assert not list((tmp_path / "g" / "games").glob("*")), "no files left behind"
     finally:
@@ -322,7 +322,7 @@ def test_a_claim_timeout_too_short_for_a_person_is_asked_about_even_with_yes(
 def test_a_guest_that_insists_on_a_setting_is_told_which_differs(tmp_path: Path) -> None:
     """`join --set` means "insist on this": the refusal names the setting the host plays
     and the value the guest asked for, on both screens."""
-    h = host(tmp_path / "h")  # game_target=30
+    h = host(tmp_path / "h")  # game_target=1
     g = _human_guest(tmp_path / "g", h.join_string(), "", "--yes", "--plain",
                      "--set", "game_target=50", "--set", "knock_limit=10")  # fmt: skip
     try:
@@ -331,9 +331,9 @@ def test_a_guest_that_insists_on_a_setting_is_told_which_differs(tmp_path: Path)
         assert g.returncode == 1
         assert (
             "refused: the host's rules (classic) were declined: the host plays "
-            "game_target=30 (the guest asked for 50)\n" in rest
+            "game_target=1 (the guest asked for 50)\n" in rest
         )  # knock_limit agrees
-        assert h.wait() != 0 and "the host plays game_target=30" in h.output
+        assert h.wait() != 0 and "the host plays game_target=1" in h.output
     finally:
         stop(g)
         h.kill()

@@ -91,7 +91,7 @@ def test_play_without_a_terminal_watches_two_computer_players(
     assert listed.returncode == 0
     assert re.search(r"\n\d{4}-\d\d-\d\d \d\d:\d\d +Computer 2 +classic\* +(won|lost) "
                      r"\d+ to \d+ \(reached the target\)\n  \S+\.ginlog\n"
-                     r"  \* classic with game_target=30\n", listed.stdout), \
+                     r"  \* classic with game_target=1\n", listed.stdout), \
         listed.stdout  # fmt: skip
 
 
