@@ -306,10 +306,6 @@ def _spliced() -> Made:
     return as_file(mine[:40] + other.sides[GUEST].saved[20:30] + mine[40:]), None
 
 
-def _not_a_log() -> Made:
-    return random.Random(9).randbytes(300), None
-
-
 # ---------------------------------------------------------------- the cases
 
 #: (name, why, role of the cheater, its class, the rule the audit must name)
@@ -404,8 +400,6 @@ def cases() -> list[Case]:
         Case("damaged-spliced", "entries of another game between the same two players "
              "pasted in (not equivocation: another game id)", "damaged", _spliced,
              damage="another game"),
-        Case("damaged-not-a-log", "bytes that are no game log", "damaged", _not_a_log,
-             damage="cannot be read as a game log"),
     ]  # fmt: skip
     return out
 

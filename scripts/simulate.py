@@ -11,6 +11,7 @@ first deal. Example::
 
     python scripts/simulate.py --preset classic --games 200 --opponent random
     python scripts/simulate.py --preset classic --hands 2000 --opponent greedy
+    python scripts/simulate.py --preset classic --hands 1000 --player easy
 """
 
 from __future__ import annotations
@@ -94,8 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         help="instead of --games: play matches until this many hands are done",
     )
     ap.add_argument("--seed", type=int, default=1, help="first match's seed (default 1)")
-    ap.add_argument("--player", default="bot", choices=["bot", "greedy", "random"])
-    ap.add_argument("--opponent", default="bot", choices=["bot", "greedy", "random"])
+    known = ["bot", "easy", "greedy", "random"]  # easy: the computer player at `--level easy`
+    ap.add_argument("--player", default="bot", choices=known)
+    ap.add_argument("--opponent", default="bot", choices=known)
     args = ap.parse_args(argv)
     if args.games < 1 and args.hands < 1:
         ap.error("--games or --hands must be at least 1")

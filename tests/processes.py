@@ -122,7 +122,7 @@ class Peer:
                 self.proc.stdin.close()
 
     def join_string(self) -> str:
-        return self.wait_for(r"join string: ginp2p join (\S+)").group(1)
+        return self.wait_for(r"join string[^\n]*:\s+(\S+)").group(1)  # on a line of its own
 
     def game_file(self) -> Path:
         return Path(self.wait_for(r"game file: (\S+\.ginlog)").group(1))
@@ -160,6 +160,7 @@ def in_terminal(home: Path, *args: str, columns: int = 200) -> Any:
     env = ginp2p_env(home)
     for name in ("COLUMNS", "LINES"):
         env.pop(name, None)
+    env["PROMPT_TOOLKIT_NO_CPR"] = "1"  # a pty answers no cursor position request
     return pexpect.spawn(sys.executable, ["-m", "ginp2p", *args], env=env, encoding="utf-8",
                          timeout=60, dimensions=(50, columns))  # fmt: skip
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from ginp2p.app.awaited import WaitScreen
 from ginp2p.app.piped import PipedLines
 from ginp2p.app.players import Player
 from ginp2p.app.seat import Seat
@@ -108,6 +109,12 @@ class GameSetup:
     #: A person's line prompt, made with the piped input if any (the console's
     #: ``LinePlayer``): where there is no table.
     person: Callable[[PipedLines | None], Player] | None = None
+    #: A new table for the next guest of a host whose guest said no to its rules (the
+    #: last table is done with); None: ``table`` again.
+    new_table: Callable[[], Table | None] | None = None
+    #: The console's full screen while a person at the table waits for the other
+    #: player (ginp2p.console.tui.waiting.WaitingScreen); None: no screen.
+    waiting: WaitScreen | None = None
     #: Whether a silent player is claimed against: not in ``play`` (the computer never
     #: claims, and the person's screen counts down nothing).
     claims: bool = True

@@ -16,7 +16,7 @@ from typing import assert_never
 
 from ginp2p import __version__
 from ginp2p.app.core import SessionCore, paired_player
-from ginp2p.app.pregame import REFUSALS_SHOWN, refusal_line, turned_away_words
+from ginp2p.app.pregame import REFUSALS_SHOWN, refusal_line, refused_words, turned_away_words
 from ginp2p.files import peers
 from ginp2p.net.endpoint import (
     BadFrame,
@@ -29,6 +29,7 @@ from ginp2p.net.endpoint import (
     Rejected,
 )
 from ginp2p.net.transport import curve_key
+from ginp2p.present.words import preset_words
 from ginp2p.proto.frames import Frame, PairFrame
 from ginp2p.proto.link import (
     Answered,
@@ -44,12 +45,17 @@ from ginp2p.proto.link import (
 )
 
 __all__ = [
+    "DECLINED_REASON",
     "MOVED_HINT_S",
     "ConnectionSide",
     "forgotten_by_words",
     "moved_words",
+    "turned_down_words",
     "version_words",
 ]
+
+#: A guest's bye when its player says no to the host's rules.
+DECLINED_REASON = "the guest declined the rules"
 
 #: Refused this long in a row, a guest of a game under way is told the host may run it
 #: elsewhere now (a host that resumes takes another port if its own is taken). A guest
@@ -79,6 +85,15 @@ def forgotten_by_words(name: str) -> str:
     )
 
 
+def turned_down_words(reason: str, rules: str | None) -> str:
+    """A new guest's no to the host's game (its bye before its hello), as the host's
+    player reads it: the guest's name is not known yet (its hello would have said it)."""
+    offered = f" ({rules})" if rules else ""
+    if reason == DECLINED_REASON:
+        return f"your guest declined your rules{offered}"
+    return f"your guest turned your game down: {reason.removeprefix('refused: ')}"
+
+
 def version_words(theirs: int, ours: int) -> str:
     """Why a game stops on a version mismatch."""
     return (
@@ -96,6 +111,7 @@ class ConnectionSide(SessionCore):
     _told_other = False  # that the other side plays another game
     _greet = False  # a link is up, and "connected to NAME" not yet said
     _handshake_failures = 0  # guest: connections that did not get through
+    verbose = False  # -v: the network's own words too (a greeting broken off, say)
 
     async def _on_net(self, ev: NetEvent) -> None:
         if isinstance(ev, ConnectRefused):  # the host is gone: "reconnecting…" says it
@@ -137,7 +153,8 @@ class ConnectionSide(SessionCore):
         ep = self.endpoint
         if ep.role == "host":
             n = self.stats.rejected  # peers.json is read only for a line that is shown
-            if n <= REFUSALS_SHOWN and (line := refusal_line(n, self._turned_away(ev))):
+            said = self._turned_away(ev) if n <= REFUSALS_SHOWN else None
+            if said is not None and (line := refusal_line(n, said)):
                 self.say(line)
             return
         first = not ep.ever_connected
@@ -157,12 +174,13 @@ class ConnectionSide(SessionCore):
                 return self.opponent_name or self._peer_label()
         return paired_player(curve, self.home) or "an unknown player"
 
-    def _turned_away(self, ev: Rejected) -> str:
+    def _turned_away(self, ev: Rejected) -> str | None:
         """The host's line for a refused connection: a player paired with this host is
-        named as ``ginp2p keys`` lists it (turned away because this game is another's)."""
+        named as ``ginp2p keys`` lists it (turned away because this game is another's);
+        None for one a player can do nothing about (said with ``-v`` only)."""
         friend = paired_player(ev.peer, self.home) if ev.peer is not None else None
         if friend is None:
-            return ev.reason
+            return refused_words(ev.reason, self.verbose)
         return (
             f"{friend} tried to join; this game is with "
             f"{self.opponent_name or 'another player'}, so they were turned away"
@@ -225,6 +243,10 @@ class ConnectionSide(SessionCore):
             case Leaving.ANOTHER_GAME:
                 self.say(f"{self._peer_label()}'s ginp2p left another game it had open with "
                          "you; this game is unchanged and waits for them")  # fmt: skip
+            case Leaving.NEVER_BEGAN if self.endpoint.role == "host":  # a new guest's no
+                rules = self.proto.table.rules
+                offered = preset_words(rules) if rules is not None else None
+                self._end(1, "declined", turned_down_words(why, offered))
             case Leaving.NEVER_BEGAN:
                 self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
                                       f"{why}")  # fmt: skip

@@ -236,10 +236,11 @@ class SessionCore:
 
     @property
     def opponent_name(self) -> str:
-        """The other player's name: its hello's, or before it the one pinned, if any."""
+        """The other player's name: its hello's, or before it the one pinned, if any;
+        else who they are to this player ("your guest": never the protocol's "guest")."""
         p = self.proto
-        if p.log.hello(p.opponent) is None and self.known_name:
-            return self.known_name
+        if p.log.hello(p.opponent) is None:
+            return self.known_name or ("your host" if p.me == GUEST else "your guest")
         return p.table.names[p.opponent]
 
     def _peer_label(self) -> str:

@@ -43,23 +43,27 @@ class Player(Protocol):
 
 class BotPlayer:
     """The computer player: plays when it is its turn, claims once it may (in a game
-    with claims: not in ``play``, where nobody else waits and a person may take all day)."""
+    with claims: not in ``play``, where nobody else waits and a person may take all day).
+    ``level``: ``easy`` for the easy player (:mod:`ginp2p.game.easy`, ``--level easy``),
+    else the default one (:mod:`ginp2p.game.bot`)."""
 
     keys_ctrl_c = False
     stays_at_the_end = False
 
-    def __init__(self, verbose: bool = False) -> None:
+    def __init__(self, verbose: bool = False, level: str = "normal") -> None:
         self.verbose = verbose
+        self.level = level
 
     def next_command(self, seat: Seat) -> Command | None:
-        from ginp2p.game import bot
+        from ginp2p.game import bot, easy
 
         if seat.over or seat.settling:
             return None
         if seat.my_turn:
             view = seat.hand()
             if view is not None:
-                return Act(bot.choose(view, seat.me))
+                choose = easy.choose if self.level == "easy" else bot.choose
+                return Act(choose(view, seat.me))
         if seat.claims and seat.may_claim:
             return ClaimCmd()
         return None

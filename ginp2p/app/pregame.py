@@ -1,25 +1,22 @@
 """Before the game: the host admits a guest (one it knows, or one that pairs with the
-code) and the guest pairs with the host, each with the words for what goes wrong; and
-meanwhile a person at the line prompt is heard (``quit``, ``help``), so that nothing
-they type waits to be played into the game. Nothing here writes a game's files.
+code) and the guest pairs with the host, each with the words for what goes wrong.
+Meanwhile a person is heard (:mod:`ginp2p.app.waiting`). Nothing here writes a game's
+files.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
-import sys
-from collections.abc import Callable, Coroutine
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
 
-from ginp2p.app.config import GameSetup
-from ginp2p.app.piped import PipedLines
 from ginp2p.errors import Ginp2pError
 from ginp2p.files import peers
 from ginp2p.files.identity import Identity
 from ginp2p.net.endpoint import (
+    BROKEN_HANDSHAKE,
+    REFUSED_HANDSHAKE,
     BadFrame,
     ConnectRefused,
     Endpoint,
@@ -30,20 +27,19 @@ from ginp2p.net.endpoint import (
     Received,
     Rejected,
 )
-from ginp2p.net.pairing import HostPairing, PairingGate
+from ginp2p.net.pairing import WRONG_CODE, HostPairing, PairingGate
 from ginp2p.net.transport import curve_key
-from ginp2p.present.commands import HELP_WORDS, QUIT_WORDS, RULES_ANSWERS
 from ginp2p.proto.frames import ByeFrame, PairFrame
 from ginp2p.proto.keytext import fingerprint
 from ginp2p.proto.link import UNKNOWN_KEY_REASON
 
 __all__ = [
     "JoinError",
-    "LeftWaiting",
     "NoAnswer",
+    "WrongCode",
     "admit_guest",
     "pair_with_host",
-    "unless_left",
+    "refused_words",
 ]
 
 
@@ -55,8 +51,31 @@ class NoAnswer(JoinError):
     """The host never answered: not running, a wrong address, or a firewall."""
 
 
+class WrongCode(JoinError):
+    """The pairing code was wrong (each wrong one costs an attempt on the host); ``over``:
+    it was that code's last attempt, and the host shows a new code."""
+
+    def __init__(self, words: str, over: bool) -> None:
+        super().__init__(words)
+        self.over = over
+
+
 #: Refused connections told on the screen in one game; later ones are only counted.
 REFUSALS_SHOWN = 5
+
+
+def refused_words(reason: str, verbose: bool = False) -> str | None:
+    """A connection the host's endpoint refused, as its player reads it; None where it
+    says nothing a player can act on (a greeting that broke off: mostly a reconnect that
+    timed out). ``verbose`` (``-v``): the network's own words, every time."""
+    if verbose:
+        return reason
+    if reason == BROKEN_HANDSHAKE:
+        return None
+    if reason == REFUSED_HANDSHAKE:
+        return ("turned away a connection that was no guest of this game (a wrong key in "
+                "its join string, or another program)")  # fmt: skip
+    return reason
 
 
 def refusal_line(n: int, text: str) -> str | None:
@@ -109,10 +128,18 @@ class _Pairings:
     is said here."""
 
     def __init__(self, endpoint: HostSide, gate: PairingGate | None,
-                 say: Callable[[str], None], refused: Callable[[str], None]) -> None:  # fmt: skip
+                 say: Callable[[str], None], refused: Callable[[str], None],
+                 verbose: bool = False) -> None:  # fmt: skip
         self.endpoint, self.gate, self.say, self.refused = endpoint, gate, say, refused
+        self.verbose = verbose
         self.attempts: dict[bytes, HostPairing] = {}
         self.shown = gate.code if gate is not None else ""
+        self._used_up = gate.used_up if gate is not None else 0  # codes replaced, told
+
+    def _detail(self, exc: Exception) -> str:
+        """The pairing's own words, for ``-v`` only: the guest's advice (check the code)
+        is the guest's to read."""
+        return f" ({exc})" if self.verbose else ""
 
     async def take(self, peer: bytes, payload: bytes) -> bytes | None:
         """One pairing message from ``peer``; the guest's Ed25519 key once it paired."""
@@ -120,6 +147,8 @@ class _Pairings:
 
         if self.gate is None:  # not pairing (the endpoint passes no pair frame then)
             return None
+        if self.gate.used_up == self._used_up:  # a code the host renewed is shown already
+            self.shown = self.gate.code
         hp = self.attempts.get(peer)
         try:
             if hp is None:
@@ -146,12 +175,14 @@ class _Pairings:
         counted with the strangers' lines and cuts nobody off; a wrong code drops every
         connection (a ROUTER cannot close one), its guest told first."""
         if not counted:
-            self.refused(f"a guest could not pair ({exc}); that costs no attempt")
+            self.refused(f"a guest could not pair{self._detail(exc)}; that costs no attempt")
             await self.endpoint.send(ByeFrame(f"pairing failed: {exc}"[:200]), to=peer)
             return
-        self.say(f"a guest failed to pair: {exc}")
+        wrong = str(exc) == WRONG_CODE and not self.verbose
+        self.say("a guest gave a wrong pairing code" if wrong
+                 else f"a guest failed to pair ({exc})")  # fmt: skip
         assert self.gate is not None  # (an attempt was made)
-        over = self.gate.code != self.shown  # that was the code's last attempt
+        over = self.gate.used_up != self._used_up  # that was the code's last attempt
         bye = PAIRING_OVER_REASON if over else f"pairing failed: {exc}"[:200]
         await self.endpoint.send(ByeFrame(bye), to=peer)
         await asyncio.sleep(0.05)  # let the bye go before the connection is cut
@@ -162,8 +193,9 @@ class _Pairings:
 
     def _show_new_code(self) -> None:
         """Say the new code once the gate replaced one that had its attempts."""
-        if self.gate is None or self.gate.code == self.shown:
+        if self.gate is None or self.gate.used_up == self._used_up:
             return
+        self._used_up = self.gate.used_up
         self.say(f"the pairing code {self.shown} had its {self.gate.limit} attempts: it works "
                  "no more, so that nobody can go on guessing it")  # fmt: skip
         self.shown = self.gate.code
@@ -181,6 +213,7 @@ async def admit_guest(
     known: dict[bytes, bytes],
     *,
     home: Path | None = None,
+    verbose: bool = False,
 ) -> bytes:
     """The host, before the game: wait for a pinned guest (its first ``have``) or a
     guest that pairs with the code (pinned then in ``home``'s players, see
@@ -188,19 +221,22 @@ async def admit_guest(
     ``pair`` from an unpinned key is dropped (answered with a ``bye`` saying to pair,
     once on each of its connections); after a wrong code every connection is dropped.
     No guest can stop it: a code that had its attempts is replaced, and the new code
-    shown (see :class:`_Pairings`)."""
+    shown (see :class:`_Pairings`). ``verbose``: the network's and the pairing's own
+    words too (``-v``)."""
     # key -> the connection it was told on: once per connection, since its next frames
     # (resyncs) need no second bye, but a new `join` with that key does
     told: dict[bytes, int] = {}
     refusals = 0  # connections refused or unknown keys told
 
-    def refused(text: str) -> None:
+    def refused(text: str | None) -> None:
         nonlocal refusals
+        if text is None:  # nothing the player can act on
+            return
         refusals += 1
         if (line := refusal_line(refusals, text)) is not None:
             say(line)
 
-    pairings = _Pairings(endpoint, gate, say, refused)
+    pairings = _Pairings(endpoint, gate, say, refused, verbose)
     while True:
         ev = await endpoint.recv()
         if isinstance(ev, Received) and isinstance(ev.frame, PairFrame):
@@ -224,7 +260,7 @@ async def admit_guest(
                         "the pairing code")  # fmt: skip
                 await endpoint.send(ByeFrame(UNKNOWN_KEY_REASON), to=ev.peer)
         elif isinstance(ev, Rejected):
-            refused(ev.reason)
+            refused(refused_words(ev.reason, verbose))
 
 
 async def _host_bye(endpoint: GuestSide, wait: float) -> str | None:
@@ -332,7 +368,8 @@ async def pair_with_host(
                 if exc.reply is not None:  # the host fails too, and says if it stopped
                     await endpoint.send(PairFrame(exc.reply))
                     if await _host_bye(endpoint, BYE_WAIT_S) == PAIRING_OVER_REASON:
-                        raise JoinError(PAIRING_OVER_WORDS) from None
+                        raise WrongCode(PAIRING_OVER_WORDS, over=True) from None
+                    raise WrongCode(str(exc), over=False) from None
                 raise JoinError(str(exc)) from None
             if last is not None:
                 await endpoint.send(PairFrame(last))
@@ -342,173 +379,3 @@ async def pair_with_host(
             if endpoint.connected:
                 endpoint.events.put_nowait(LinkUp(endpoint.server_key))
             return
-
-
-@dataclass(frozen=True, slots=True)
-class _WaitWords:
-    """What a person waits for before the game, and what leaving then means."""
-
-    waiting: str  # "the game has not begun: waiting for a guest to join"
-    stop: str  # what `quit` does now: "stop hosting"
-    keeps: str  # and what that keeps: "nothing is kept"
-    left: str  # said on leaving: "stopped hosting before a guest joined"
-    kept: str  # and after it, what is kept
-    rules_to_come: bool = False  # a new guest: the host's rules are asked once it answers
-    about: str = ""  # more for help, a line of its own: where the join string is
-    hint: str = ""  # after "the input ended": another way to do what was meant
-
-    def help(self, terminal: bool) -> str:
-        """``help`` while waiting: what is awaited and the two commands that work now
-        (ASCII, within 80 columns, as the game's help)."""
-        lines = [self.waiting, *([self.about] if self.about else []),
-                 f"  quit                     {self.stop}; {self.keeps}",
-                 "  help                     this list"]  # fmt: skip
-        if terminal:
-            lines.append(f"  Ctrl-D or Ctrl-C         {self.stop} too")
-        if self.rules_to_come:
-            lines.append("the host's rules are shown once it answers; answer yes or no then")
-        lines.append("the game's commands work once it has begun (help then lists them)"
-                     if terminal else "a script's other lines wait for the game")  # fmt: skip
-        return "\n".join(lines)
-
-    def said(self, ended: bool) -> list[str]:
-        """The lines said on leaving; ``ended``: by the end of a pipe's input."""
-        why = f": the input ended, which is `quit` from a pipe{self.hint}" if ended else ""
-        return [f"{self.left}{why}", self.kept]
-
-
-def _wait_words(setup: GameSetup, resume: bool) -> _WaitWords:
-    """The words of the wait for the other player, for a host, ``play``'s person, a
-    guest, or a guest resuming (its game is kept)."""
-    unbegun = "the game has not begun: waiting for"
-    nothing = "nothing was played, so nothing is kept"
-    if setup.side.role == "guest":
-        if resume and setup.ended is not None:  # nothing to play: only logs to compare
-            return _WaitWords(f"{setup.ended}; waiting for the host only to compare logs",
-                              "leave", "nothing is lost", "left before the host answered",
-                              f"{setup.ended}: nothing was left to play")  # fmt: skip
-        if resume:
-            return _WaitWords("the saved game goes on once the host answers", "leave",
-                              "the game stays saved", "left before the host answered",
-                              f"the game is saved; continue it with: ginp2p resume "
-                              f"{setup.path}")  # fmt: skip
-        return _WaitWords(f"{unbegun} the host to answer", "stop joining", "nothing is kept",
-                          "stopped joining before the game began", nothing,
-                          rules_to_come=True)  # fmt: skip
-    if setup.side.computer_game:
-        return _WaitWords(f"{unbegun} the computer player to join", "leave", "nothing is kept",
-                          "left before the game began", nothing)  # fmt: skip
-    return _WaitWords(f"{unbegun} a guest to join", "stop hosting", "nothing is kept",
-                      "stopped hosting before a guest joined", nothing,
-                      about="(give them the join string and the pairing code above)",
-                      hint="; a host that plays by itself is `ginp2p bot --host`")  # fmt: skip
-
-
-class LeftWaiting(Exception):
-    """The person left before the other player came: ``quit``, the end of input, or
-    Ctrl-C at the prompt (``interrupted``). Nothing was played."""
-
-    def __init__(self, words: _WaitWords, how: str) -> None:
-        super().__init__(how)
-        self.words = words
-        self.ended = how == "ended"
-        self.interrupted = how == "interrupted"
-
-
-async def _pipe_while_waiting(piped: PipedLines, words: _WaitWords,
-                              say: Callable[[str], None]) -> str:  # fmt: skip
-    """A script's lines while the other player is awaited: `quit` and the end of the
-    input leave, `help` answers; the first other line is the script's game, which it and
-    every line after it wait for (a script's `quit` after its moves is not a quit now)."""
-    while (line := await piped.peek()) is not None:
-        verb = line.split()[0].lower() if line.split() else ""
-        if verb and verb not in QUIT_WORDS + HELP_WORDS:
-            await asyncio.Future()  # until the game begins (the wait is cancelled)
-        piped.take()
-        if verb in QUIT_WORDS:
-            return "quit"
-        if verb in HELP_WORDS:
-            say(words.help(terminal=False))
-    return "ended"
-
-
-async def _prompt_while_waiting(words: _WaitWords, say: Callable[[str], None]) -> str:
-    """The prompt while the other player is awaited: every line typed now is answered
-    now (the terminal would otherwise keep it for the game's prompt, where a `quit`
-    meant for the wait would ask to leave the game)."""
-    from prompt_toolkit import PromptSession
-    from prompt_toolkit.patch_stdout import patch_stdout
-
-    ps: PromptSession[str] = PromptSession()
-    with patch_stdout():
-        while True:
-            prompt = asyncio.ensure_future(ps.prompt_async("ginp2p> ", handle_sigint=False))
-            try:
-                line = await asyncio.shield(prompt)
-            except asyncio.CancelledError:  # the other player came: the game's prompt
-                ps.app.erase_when_done = True  # takes over, and this one goes (with half
-                await _ended(prompt)  # a line typed at it), not left on the screen
-                raise
-            except EOFError:  # Ctrl-D
-                return "quit"
-            except KeyboardInterrupt:
-                return "interrupted"
-            verb = line.split()[0].lower() if line.split() else ""
-            if not verb:
-                continue
-            if verb in QUIT_WORDS:
-                return "quit"
-            if verb in HELP_WORDS:
-                say(words.help(terminal=True))
-            elif words.rules_to_come and verb in RULES_ANSWERS:
-                say("? the host's rules have not come yet: answer yes or no once they are "
-                    "shown")  # fmt: skip
-            else:
-                say(f"? {words.waiting}; `quit` to {words.stop}, `help` says more")
-
-
-_T = TypeVar("_T")
-
-
-async def unless_left(setup: GameSetup, waiting: Coroutine[Any, Any, _T], resume: bool,
-                      say: Callable[[str], None]) -> _T:  # fmt: skip
-    """``waiting`` (admitting the guest, or pairing with the host), while a person at the
-    line prompt is heard. Unread, what they type meanwhile would be played into the game
-    once it began (a `quit` asking to leave a live game, the next line answering it),
-    and the end of their input would go unnoticed until then. LeftWaiting if they
-    leave."""
-    stdin = sys.stdin
-    if setup.player != "human" or setup.table is not None or stdin is None:
-        return await waiting
-    words = _wait_words(setup, resume)
-    if stdin.isatty():
-        watch = _prompt_while_waiting(words, say)
-    else:
-        if setup.piped is None:
-            setup.piped = PipedLines(stdin)
-        watch = _pipe_while_waiting(setup.piped, words, say)
-    work, heard = asyncio.ensure_future(waiting), asyncio.ensure_future(watch)
-    try:
-        await asyncio.wait((work, heard), return_when=asyncio.FIRST_COMPLETED)
-        if heard.done() and heard.exception() is None:  # the person left (even if the
-            raise LeftWaiting(words, heard.result())  # other just came: they said so)
-        return await work  # the other player came (or the prompt failed: wait without it)
-    finally:
-        await _ended(heard)
-        await _ended(work, insist=True)
-
-
-async def _ended(task: asyncio.Future[Any], insist: bool = False) -> None:
-    """Cancel ``task`` and wait until it has ended. ``insist``: cancel it again every
-    0.1 s until it has, for pairing, which waits in asyncio.wait_for: Python 3.11's
-    drops a cancel that comes just as what it waits for is done (gh-86296), and the
-    pairing would go on. Not for a prompt: a second cancel cuts short the giving back
-    of the terminal (up to a second where the terminal does not answer where its cursor
-    is), which then ends after the game's prompt has begun, and takes its keys away."""
-    task.cancel()
-    while not task.done():
-        await asyncio.wait((task,), timeout=0.1)
-        if insist:
-            task.cancel()
-    if not task.cancelled():
-        task.exception()  # seen: an error of an abandoned wait is no unhandled error

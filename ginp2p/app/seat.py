@@ -23,7 +23,7 @@ from ginp2p.game.engine import Action, HandState
 from ginp2p.game.match import MatchState
 from ginp2p.game.rules import RuleSet
 from ginp2p.present.commands import Command, Turn
-from ginp2p.present.seat_words import SeatState
+from ginp2p.present.seat_words import SeatState, owed_words
 from ginp2p.proto.outputs import Waiting
 from ginp2p.proto.protocol import PeerProtocol
 from ginp2p.proto.results import Event
@@ -208,12 +208,12 @@ class SessionSeat:
     def owed(self) -> str | None:
         p = self._driver.proto
         owed = p.table.owes(p.opponent)
-        return owed.what if owed is not None else None
+        return owed_words(owed.what) if owed is not None else None  # as the player reads it
 
     @property
     def waiting_for(self) -> str | None:
         waiting = self._driver.waiting
-        return waiting.what if waiting is not None else None
+        return owed_words(waiting.what) if waiting is not None else None
 
     @property
     def waited(self) -> float:

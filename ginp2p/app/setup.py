@@ -15,18 +15,26 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from ginp2p.app.code_prompt import ask_code, code_again
 from ginp2p.app.config import GameSetup
 from ginp2p.app.players import BotPlayer, Player
 from ginp2p.app.pregame import (
     JoinError,
-    LeftWaiting,
     NoAnswer,
+    WrongCode,
     admit_guest,
     pair_with_host,
-    unless_left,
 )
 from ginp2p.app.process import die
 from ginp2p.app.session import Session
+from ginp2p.app.waiting import (
+    LeftWaiting,
+    awaited,
+    forget_typed_ahead,
+    host_about,
+    unless_left,
+    while_waiting,
+)
 from ginp2p.errors import Ginp2pError
 from ginp2p.files import peers
 from ginp2p.files.gamefiles import PeerFile, drop_reservation, peer_path
@@ -282,6 +290,10 @@ def _person(setup: GameSetup) -> Player:
     return setup.person(setup.piped)
 
 
+#: The computer player's name in ``play``, as the host's screen calls it before its hello.
+COMPUTER = "Computer"
+
+
 def _close(*files: LogFile | SecretsFile | None) -> None:
     for f in files:
         if f is not None:
@@ -319,38 +331,51 @@ async def _run_game(setup: GameSetup, identity: Identity, resume: bool) -> int:
         fail(str(exc))
         _close(logfile, secrets)
         return 1
-    try:
-        peer_key = await _connect(setup, identity, endpoint, known, resume, say)
-        if logfile is None:
-            logfile, secrets = open_game(path, new=True)
-    except LeftWaiting as left:  # `quit` (or the end of input) before the other player came
-        _close(logfile, secrets)
-        await endpoint.close()
-        if left.interrupted:  # Ctrl-C at the prompt: as a Ctrl-C anywhere before the game
-            raise KeyboardInterrupt from None
-        for line in left.words.said(left.ended):
-            say(line)
-        return 0
-    except (NetError, JoinError, RuntimeError, OSError, asyncio.CancelledError) as exc:
-        if isinstance(exc, asyncio.CancelledError):
-            if not setup.stopped:
-                raise
-            exc = JoinError(setup.stopped)
-        over = setup.ended is not None  # a finished match resumed, the other side gone
-        if over:  # only the other side could lack an entry, and it cannot be reached
-            gone = ("the host could not be reached" if side.role == "guest"
-                    else "could not wait for the guest")  # fmt: skip
-            say(f"the match is over and nothing is owed ({gone} to compare logs: {exc})")
-        else:
+    while True:  # a host whose new guest said no to its rules waits for another
+        try:
+            peer_key = await _connect(setup, identity, endpoint, known, resume, say)
+            if logfile is None:
+                logfile, secrets = open_game(path, new=True)
+        except LeftWaiting as left:  # `quit` (or the end of input) before the other player came
+            _close(logfile, secrets)
+            await endpoint.close()
+            if left.interrupted:  # Ctrl-C at the prompt: as a Ctrl-C anywhere before the game
+                raise KeyboardInterrupt from None
+            for line in left.words.said(left.ended):
+                say(line)
+            return 0
+        except (NetError, JoinError, RuntimeError, OSError, asyncio.CancelledError) as exc:
+            if isinstance(exc, asyncio.CancelledError):
+                if not setup.stopped:
+                    raise
+                exc = JoinError(setup.stopped)
+            over = setup.ended is not None  # a finished match resumed, the other side gone
+            if over:  # only the other side could lack an entry, and it cannot be reached
+                gone = ("the host could not be reached" if side.role == "guest"
+                        else "could not wait for the guest")  # fmt: skip
+                say(f"the match is over and nothing is owed ({gone} to compare logs: {exc})")
+            else:
+                fail(str(exc))
+                if resume and isinstance(exc, NoAnswer):  # the host's side may not be running
+                    say("a saved game goes on when both sides run it: the host resumes its own "
+                        f"file of this game too; then run again: ginp2p resume {path}")  # fmt: skip
+            _close(logfile, secrets)
+            await endpoint.close()
+            return 0 if over else 1
+        assert logfile is not None and secrets is not None
+        code = await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, away,
+                           say)  # fmt: skip
+        if code is not None:
+            return code
+        logfile = secrets = None
+        setup.session, side.peer_key = None, None
+        if setup.new_table is not None:  # the last one is done with
+            setup.table = setup.new_table()
+        try:
+            endpoint, known = _endpoint(setup, identity)
+        except (OSError, RuntimeError, ValueError, peers.PeersError) as exc:
             fail(str(exc))
-            if resume and isinstance(exc, NoAnswer):  # the host's side may not be running
-                say("a saved game goes on when both sides run it: the host resumes its own "
-                    f"file of this game too; then run again: ginp2p resume {path}")  # fmt: skip
-        _close(logfile, secrets)
-        await endpoint.close()
-        return 0 if over else 1
-    assert logfile is not None and secrets is not None
-    return await _play(setup, identity, endpoint, logfile, secrets, peer_key, resume, away, say)
+            return 1
 
 
 def _endpoint(setup: GameSetup, identity: Identity
@@ -371,21 +396,6 @@ def _endpoint(setup: GameSetup, identity: Identity
         ), known  # fmt: skip
     assert peer_key is not None  # checked by the caller: a guest knows the host's key
     return endpoints.guest(identity, curve_key(peer_key), side.host, side.port), {}
-
-
-async def _ask_code() -> str | None:
-    """The pairing code, asked until it is one: a typo costs no pairing attempt."""
-    from ginp2p.net.pairing import canonical_code
-
-    while True:
-        code = await ask_line("first game with this host: its pairing code? ")
-        if not code:
-            return None
-        try:
-            canonical_code(code)
-            return code
-        except ValueError as exc:
-            print(f"{exc}; type it again (a typo costs no attempt)", flush=True)
 
 
 async def ask_line(question: str) -> str | None:
@@ -414,14 +424,16 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | Gu
 
     side = setup.side
     peer_key = side.peer_public_key
+    heard = while_waiting(setup, say)
     if endpoint.role == "guest":
         assert peer_key is not None
         # the code is asked before connecting: a connection left half-made while the
         # player looks for the code would alarm the host (a failed handshake)
         code = setup.pair_code
+        asks = sys.stdin is not None and sys.stdin.isatty() and setup.player == "human"
         if not resume and code is None and not peers.is_pinned(peer_key, home=setup.home):
-            if sys.stdin is not None and sys.stdin.isatty() and setup.player == "human":
-                code = await _ask_code()
+            if asks:
+                code = await ask_code()
             if not code:
                 raise JoinError("first game with this host: give its pairing code "
                                 "(--pair-code CODE, shown on the host's screen)")  # fmt: skip
@@ -434,17 +446,24 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | Gu
                 raise JoinError(str(exc)) from None
         say(f"joining {side.host}:{side.port}")
         await endpoint.start()
-        pairing = pair_with_host(endpoint, identity, peer_key, code, say,
-                                 setup.connect_timeout, home=setup.home)  # fmt: skip
-        await unless_left(setup, pairing, resume, say)
-        return peer_key
+        while True:  # a wrong code is asked again at a terminal (the host counts each)
+            pairing = pair_with_host(endpoint, identity, peer_key, code, heard,
+                                     setup.connect_timeout, home=setup.home)  # fmt: skip
+            try:
+                await unless_left(setup, pairing, resume, say, awaited(setup, resume))
+                return peer_key
+            except WrongCode as wrong:
+                if not asks or (code := await code_again(wrong.over)) is None:
+                    raise
     port = await endpoint.start()
     if endpoint.port_taken is not None:
         say(f"port {endpoint.port_taken} is in use (another ginp2p host or program has it): "
             f"listening on port {port} instead")  # fmt: skip
     side.port = port
     join = format_join(_lan_address(side.host), port, identity.public_key)
-    say(f"hosting on port {port}; join string: ginp2p join {join}")
+    # the join string on a line of its own: within 80 columns, not wrapped inside the key
+    say(f"hosting on port {port}; join string (the guest runs `ginp2p join` with it):\n"
+        f"  {join}")  # fmt: skip
     if peer_key is not None:  # a saved game: only its guest is admitted
         if setup.on_listening is not None:
             setup.on_listening(port, join, "")
@@ -455,8 +474,18 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | Gu
     try:
         if setup.on_listening is not None:
             setup.on_listening(port, join, gate.code)
-        admitting = admit_guest(endpoint, identity, gate, say, known, home=setup.home)
-        peer_key = await unless_left(setup, admitting, resume, say)
+
+        def new_code() -> None:
+            heard(f"pairing code: {gate.new_code()}  (a new one: the one before works no more)")
+
+        computer = bool(side.computer_game)  # its code and join string are its own
+        shown = awaited(setup, resume, join="" if computer else join,
+                        about=host_about(side, ad is not None),
+                        code=None if computer else lambda: gate.code,
+                        new_code=None if computer else new_code)  # fmt: skip
+        admitting = admit_guest(endpoint, identity, gate, heard, known, home=setup.home,
+                                verbose=setup.verbose)  # fmt: skip
+        peer_key = await unless_left(setup, admitting, resume, heard, shown)
     finally:
         if ad is not None:
             await ad.close()
@@ -467,10 +496,11 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | Gu
 
 async def _play(setup: GameSetup, identity: Identity, endpoint: HostSide | GuestSide,
                 logfile: LogFile, secrets: SecretsFile, peer_key: bytes, resume: bool,
-                away: float | None, say: Callable[[str], None]) -> int:  # fmt: skip
+                away: float | None, say: Callable[[str], None]) -> int | None:  # fmt: skip
     """The game itself, once the other player is in: the protocol, the session and the
     player; the files are kept unless nothing was played. ``away``: a resumed game's
-    last write (see ``Session.away_since``)."""
+    last write (see ``Session.away_since``). The exit code; None where a host's new
+    guest said no to its rules: the host waits for another."""
     from concurrent.futures import ThreadPoolExecutor
 
     side, path = setup.side, setup.path
@@ -492,9 +522,10 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostSide | Guest
         if resume:
             say(f"resumed from {count(len(logfile.records), 'stored entry')}")
 
-        table = setup.table if setup.player != "bot" else None
-        player: Player = (BotPlayer(setup.verbose) if setup.player == "bot"
-                          else table or _person(setup))  # fmt: skip
+        # a table with the computer playing is a watched match's (play --watch)
+        table = setup.table
+        bot = BotPlayer(setup.verbose, side.level) if setup.player == "bot" else None
+        player: Player = table or bot or _person(setup)
         session = Session(
             proto, endpoint, player, logfile, secrets,
             out=table.heard(say) if table is not None else say, linger=setup.linger,
@@ -507,9 +538,13 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostSide | Guest
             crash_at=setup.crash_at, crash=setup.crash or die,
         )  # fmt: skip
         proto.accept_rules = session.accept_rules_cb if side.role == "guest" else None
+        session.verbose = setup.verbose
+        if side.computer_game and setup.player == "human" and not session.known_name:
+            session.known_name = COMPUTER  # as it calls itself, before its hello says so
         setup.session = session
         if table is not None:
             session.ping_every = 5.0
+            forget_typed_ahead()
         result = await (table.play(session) if table is not None else session.run())
         # Nothing was played if an error came before both hellos were stored, or this
         # player left before its own hello went out, or the game turned out to be one
@@ -523,8 +558,13 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostSide | Guest
                 fail(result.message)
             else:
                 say("left before the game began" if result.status == "quit" else result.message)
-            say(f"nothing was played, so {path.name} is not kept")
             empty = True
+            if result.status == "declined" and side.role == "host":  # wait for another
+                say(f"nothing was played, so {path.name} is not kept; waiting for another guest")
+                if setup.waiting is not None:
+                    setup.waiting.note(f"{result.message}: waiting for another guest")
+                return None
+            say(f"nothing was played, so {path.name} is not kept")
         elif result.status == "error":
             fail(result.message)
             say(f"the game is saved; continue it with: ginp2p resume {path}")

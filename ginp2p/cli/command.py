@@ -18,11 +18,13 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from ginp2p import __version__
+from ginp2p.cli.computer import LEVELS
 from ginp2p.cli.local import cmd_keys, cmd_rules, cmd_selfplay
 from ginp2p.cli.network import cmd_bot, cmd_host, cmd_join, cmd_play, cmd_resume
-from ginp2p.cli.output import Problem, UsageError, quiet_stdout
+from ginp2p.cli.output import Problem, UsageError, quiet_stdout, restore_terminal
 from ginp2p.cli.records import NO_VERDICT, cmd_audit, cmd_export, cmd_games, cmd_replay
 from ginp2p.cli.values import (
+    GAME,
     GAME_FILE,
     NAME_CHARS,
     bind_address,
@@ -193,6 +195,12 @@ def build_parser() -> argparse.ArgumentParser:
         "talking the full network protocol over loopback. Without a terminal (a pipe, CI), "
         "two computer players play and you watch.")  # fmt: skip
     play.add_argument("--watch", action="store_true", help="watch two computer players")
+    play.add_argument("--level", choices=LEVELS, default=LEVELS[0],
+                      help="how well the computer plays: normal (default) or easy, a "
+                      "weaker player for someone new to the game")  # fmt: skip
+    play.add_argument("--new", action="store_true", help="begin a new game even if one "
+                      "against the computer is unfinished (by default: asked whether to "
+                      "continue it)")  # fmt: skip
     _connect_option(play, guest=False)
     _game_options(play, True, presets)
     _console_options(play, play=True)
@@ -247,6 +255,9 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--resume", metavar="FILE", help="continue a saved game")
     bot.add_argument("--new", action="store_true", help="joining: begin a new game even if "
                      "one with this host is unfinished")  # fmt: skip
+    bot.add_argument("--level", choices=LEVELS, default=LEVELS[0],
+                     help="how well it plays: normal (default) or easy; a resumed game "
+                     "plays on at its level")  # fmt: skip
     _host_options(bot)
     _pair_option(bot)
     _mdns_options(bot, True, browse=True)  # --host, or --discover
@@ -260,18 +271,29 @@ def build_parser() -> argparse.ArgumentParser:
     resume = sub.add_parser(
         "resume",
         help="continue a saved game (after a crash or quit)",
-        description="Continue the game of FILE.ginlog where it stopped.",
+        description="Continue a saved game where it stopped, as the side you played: "
+        "without GAME, the unfinished game played last (with several, they are listed, "
+        "and at a terminal you choose).",
         epilog="""examples:
-  ginp2p games                        the saved games, with their files
-  ginp2p resume GAME.ginlog           continue one, as the side you played
-  ginp2p resume GAME.ginlog --bot     let the computer play your side""",
+  ginp2p resume                       the unfinished game played last
+  ginp2p games                        the saved games, numbered
+  ginp2p resume 2                     game 2 of that list
+  ginp2p resume GAME.ginlog           a game by its file
+  ginp2p resume 2 --bot               let the computer play your side""",
     )
     resume.add_argument(
         "file",
-        metavar="FILE.ginlog",
-        type=GAME_FILE,
-        help="the game's log (`ginp2p games` lists them)",
+        nargs="?",
+        metavar="GAME",
+        type=GAME,
+        help="the game's number in `ginp2p games`, or its .ginlog file (a file's name "
+        "alone is looked for in the games folder too); default: the unfinished game "
+        "played last",
     )
+    resume.add_argument("--log-dir", metavar="DIR", help="the games folder GAME is "
+                        "numbered or named in (default: the one `ginp2p games` lists)",
+                        type=given("give a folder, or leave --log-dir out for the default "
+                        "one"))  # fmt: skip
     resume.add_argument("--bot", action="store_true", help="let the computer play this side")
     resume.add_argument("--address", metavar="HOST:PORT", help="guest: the host moved here")
     resume.add_argument("--port", type=port_number, help="host: listen on another port (0: "
@@ -302,7 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     keys.set_defaults(func=cmd_keys)
 
     games = sub.add_parser("games", help="list the saved games",
-                           description="The saved games, newest first: when each began, "
+                           description="The saved games, newest first and numbered "
+                           "(`ginp2p resume N` continues game N): when each began, "
                            "the opponent, the rules (the preset; * if --set changed them, "
                            "as said below the file) and the result, then the game's "
                            "file. A game is unfinished until its match ends, dealt or "
@@ -430,9 +453,9 @@ def build_parser() -> argparse.ArgumentParser:
     selfplay.set_defaults(func=cmd_selfplay)
 
     rules = sub.add_parser("rules", help="list the presets, or show one preset's settings",
-                           description="Without PRESET, the preset names; with one, every "
-                           "setting of it (the names --set takes). docs/rules.md explains "
-                           "the presets for players.")  # fmt: skip
+                           description="Without PRESET, the presets with a line on each; "
+                           "with one, its rules in a few sentences and every setting in "
+                           "words. docs/rules.md explains the presets for players.")  # fmt: skip
     rules.add_argument(
         "preset",
         nargs="?",
@@ -440,6 +463,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PRESET",
         help=f"one of {', '.join(presets)}",
     )
+    rules.add_argument("--raw", action="store_true", help="the names only; with PRESET, "
+                       "each setting as --set NAME=VALUE takes it")  # fmt: skip
     rules.set_defaults(func=cmd_rules)
     return ap
 
@@ -448,6 +473,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``ginp2p`` command ``argv`` (default: this process's arguments); the exit
     code. A mistake on the command line exits 2 (``audit``: 4), what the command cannot
     do as things stand 1, a Ctrl-C 130."""
+    restore_terminal()  # before any line: a full-screen program killed may have left it
     ap = build_parser()
     args, extra = ap.parse_known_args(argv)
     if not getattr(args, "func", None):

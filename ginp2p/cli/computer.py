@@ -15,9 +15,23 @@ if TYPE_CHECKING:
 
     from ginp2p.app.config import GameSetup
 
+#: How strong the computer player plays (``--level``): the default first, then the
+#: easy player for someone new to the game (docs/bot.md).
+LEVELS = ("normal", "easy")
+#: What the computer player of ``play`` is called, on every screen and in every game.
+COMPUTER_NAME = "Computer"
+
 #: How ``play`` hands its computer player the pairing code: a command line is visible to
 #: every local user (``ps``), a process's environment only to its owner.
 PAIR_CODE_ENV = "GINP2P_PAIR_CODE"
+
+
+#: The folder of the games folder where the matches of ``play --watch`` are kept: apart
+#: from the player's own games, since neither side of them is the player's.
+WATCHED = "watched"
+#: What the computer player that a watched match runs in this process is called (the
+#: other one is :data:`COMPUTER_NAME`, as always).
+WATCHER_NAME = "Bot"
 
 
 def _computer_home() -> Path:
@@ -25,6 +39,29 @@ def _computer_home() -> Path:
     from ginp2p.files.identity import user_dir
 
     return user_dir("config") / "computer"
+
+
+def watcher_home() -> Path:
+    """The identity and pins of the computer player a watched match runs in this process:
+    its own, never the user's (the user did not play, nor pair with anybody)."""
+    from ginp2p.files.identity import user_dir
+
+    return user_dir("config") / "watcher"
+
+
+def watched_folder(games: Path) -> Path:
+    """Where a watched match is kept, in the games folder ``games``; a ``games`` that is
+    a file is said to be one (not its would-be subfolder)."""
+    import errno
+
+    if games.exists() and not games.is_dir():
+        raise NotADirectoryError(errno.ENOTDIR, "not a folder", str(games))
+    return games / WATCHED
+
+
+def watched(game: Path) -> bool:
+    """Whether a saved game is a watched match (kept in the games folder's ``watched``)."""
+    return game.parent.name == WATCHED
 
 
 def spawn_computer(extra: list[str], game: Path, pair_code: str = "") -> subprocess.Popen[bytes]:

@@ -10,6 +10,8 @@ import sys
 from typing import TYPE_CHECKING
 
 from ginp2p.cli.output import Problem, UsageError
+from ginp2p.cli.unfinished import listed, resume_words, unfinished_with_host
+from ginp2p.cli.values import games_folder
 
 if TYPE_CHECKING:
     from ginp2p.net.discovery import Found
@@ -61,12 +63,9 @@ def find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]:
     if want:
         found = [f for f in found if f.name.casefold() == want.casefold()]
     if not found:
-        raise Problem("no game found on the LAN: a host stops announcing once its guest "
-                      "is in (back into your own game: `ginp2p games`, then `ginp2p resume "
-                      "FILE`), or multicast is blocked here (ask the host for its join "
-                      "string)")  # fmt: skip
+        raise Problem(_none_found(args))
     for i, f in enumerate(found, 1):
-        print(f"  {i}. {_found_line(f)}")
+        print(f"  {i}. {_found_line(f, args)}")
     if bot or (len(found) == 1 and not sys.stdin.isatty()):
         choice = found[0]
     elif not sys.stdin.isatty():
@@ -77,12 +76,13 @@ def find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]:
     return choice.addresses[0], choice.port, choice.key
 
 
-def _found_line(f: Found) -> str:
+def _found_line(f: Found, args: argparse.Namespace) -> str:
     """A game of the LAN list. Anyone can announce any name: the fingerprint tells two
-    hosts of one name apart, and a host you paired with is named as you paired it."""
+    hosts of one name apart, and a host you paired with is named as you paired it, with
+    your unfinished game with it, if there is one (a crash: `resume` continues it)."""
     from ginp2p.files import peers
     from ginp2p.net.discovery import PROTOCOL_VERSION
-    from ginp2p.proto.keytext import fingerprint
+    from ginp2p.proto.keytext import fingerprint, key_to_text
 
     known = peers.lookup_quietly(f.key)
     mark = f"  paired with you as {known.name or 'a player'}" if known else ""
@@ -91,8 +91,30 @@ def _found_line(f: Found) -> str:
         if f.version == PROTOCOL_VERSION
         else f"  (another ginp2p version: protocol {f.version or '?'}, ours {PROTOCOL_VERSION})"
     )
+    old = unfinished_with_host(args, key_to_text(f.key)) if known else None
+    unfinished = (f"\n     your unfinished game with this host, {old[0]}: `{old[1]}` "
+                  "continues it") if old else ""  # fmt: skip
     return (f"{f.name}  fingerprint {fingerprint(f.key)}{mark}{other}\n"
-            f"     ginp2p join {f.join()}")  # fmt: skip
+            f"     ginp2p join {f.join()}{unfinished}")  # fmt: skip
+
+
+def _none_found(args: argparse.Namespace) -> str:
+    """Why no game was found, and the way back into the guest's own unfinished game: a
+    host that resumed its game, or began it, announces nothing."""
+    from ginp2p.files.games import last_played
+
+    waiting = [(n, g) for n, g in enumerate(listed(games_folder(args)), 1)
+               if g.unfinished and g.role == "guest"]  # fmt: skip
+    if waiting:
+        n, g = max(waiting, key=lambda ng: last_played(ng[1].path))
+        back = (f"your unfinished game with {g.opponent} (began {g.date}, {g.result}) "
+                f"goes on with `{resume_words(n, args)}` once the host resumes it too")  # fmt: skip
+    else:
+        back = "back into your own game: `ginp2p games`, then `ginp2p resume N`"
+    return (
+        f"no game found on the LAN: a host stops announcing once its guest is in "
+        f"({back}), or multicast is blocked here (ask the host for its join string)"
+    )
 
 
 def key_check(key: bytes) -> str:

@@ -62,16 +62,59 @@ def cmd_keys(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_rules(args: argparse.Namespace) -> int:
-    from ginp2p.game.rules import PRESETS, get_preset
+#: How wide the column of a setting's label is; a longer label has a line of its own.
+_LABEL_COLUMN = 36
 
+
+def cmd_rules(args: argparse.Namespace) -> int:
+    """The presets, each with a line on it, or one preset: its rules in a few sentences
+    and every setting in words. ``--raw``: the names and values ``--set`` takes, for a
+    script or to copy a setting's name."""
+    import shutil
+    import textwrap
+
+    from ginp2p.game.rules import PRESETS, get_preset
+    from ginp2p.present.rule_settings import preset_line, setting_groups
+    from ginp2p.present.words import rules_help, setting_value
+
+    width = max(60, shutil.get_terminal_size((80, 24)).columns) - 1
+    say = printer(args)  # the rules' words name suits (7♥′) where a console may not show them
     if args.preset is None:
+        if args.raw:
+            for name in PRESETS:
+                print(name)
+            return 0
+        wide = max(map(len, PRESETS))
         for name in PRESETS:
-            print(name)
+            say(textwrap.fill(preset_line(name), width, initial_indent=f"{name:<{wide}}  ",
+                              subsequent_indent=" " * (wide + 2)))  # fmt: skip
+        say("\n" + textwrap.fill("`ginp2p rules NAME` shows one preset's rules and settings; "
+                                 "`--preset NAME` plays it; docs/rules.md explains them "
+                                 "all", width))  # fmt: skip
         return 0
     rules = get_preset(args.preset)
-    for key, value in rules.to_dict().items():
-        print(f"{key:<26} {value}")
+    if args.raw:
+        for key, value in rules.to_dict().items():
+            if key != "name":
+                print(f"{key:<26} {setting_value(value)}")
+        return 0
+    say(textwrap.fill(f"{rules.name}: {preset_line(rules.name)}", width))
+    say("")
+    say("\n".join("  " + line for line in rules_help(rules, width - 2)))
+    groups = setting_groups(rules)
+    wide = min(_LABEL_COLUMN, max(len(label) for _, s in groups for _, label, _ in s) + 1)
+    pad = " " * (wide + 4)
+    for heading, settings in groups:
+        say(f"\n{heading}:")
+        for _, label, value in settings:
+            if len(label) + 1 > wide:  # a long label has the line to itself
+                say(f"  {label}:")
+                lead = pad
+            else:
+                lead = f"  {label + ':':<{wide}}  "
+            say(textwrap.fill(value, width, initial_indent=lead, subsequent_indent=pad))
+    say("\n" + textwrap.fill(f"`ginp2p rules {rules.name} --raw` lists the settings by the "
+                             "names `--set NAME=VALUE` takes", width))  # fmt: skip
     return 0
 
 

@@ -11,14 +11,26 @@ from typing import TYPE_CHECKING
 
 from ginp2p import __version__
 from ginp2p.cli.computer import (
+    COMPUTER_NAME,
     PAIR_CODE_ENV,
+    WATCHER_NAME,
     computer_game_out,
     mind_computer,
     spawn_computer,
     stop_computer,
+    watched,
+    watched_folder,
+    watcher_home,
 )
 from ginp2p.cli.lan import find_address
 from ginp2p.cli.output import Problem, UsageError, printer
+from ginp2p.cli.unfinished import (
+    chosen_game,
+    continue_play,
+    game_log,
+    host_notice,
+    unfinished_with_host,
+)
 from ginp2p.cli.values import chosen_rules, games_folder
 
 if TYPE_CHECKING:
@@ -33,9 +45,15 @@ if TYPE_CHECKING:
 
 
 def _console(setup: GameSetup, args: argparse.Namespace) -> None:
-    """What a person plays at: the full-screen table, or else the line prompt."""
+    """What a person plays at: the full-screen table, or else the line prompt; at the
+    table, a screen of its own while the other player is awaited."""
     setup.table = _table(args)
     setup.person = _line_prompt
+    if setup.table is not None:
+        from ginp2p.console.tui.waiting import WaitingScreen
+
+        setup.new_table = lambda: _table(args)  # for the next guest, after one said no
+        setup.waiting = WaitingScreen(setup.table.look)
 
 
 def _line_prompt(piped: PipedLines | None) -> Player:
@@ -58,6 +76,16 @@ def _table(args: argparse.Namespace) -> TablePlayer | None:
 
     return TablePlayer(Look.from_env(ascii=getattr(args, "ascii", False)),
                        bell=not getattr(args, "no_bell", False))  # fmt: skip
+
+
+def _watch_table(args: argparse.Namespace) -> TablePlayer | None:
+    """The read-only table of a watched match, where :func:`_table` would show one."""
+    if _table(args) is None:
+        return None
+    from ginp2p.console.tui.look import Look
+    from ginp2p.console.tui.watch import WatchTable
+
+    return WatchTable(Look.from_env(ascii=getattr(args, "ascii", False)))
 
 
 def _check_common(args: argparse.Namespace) -> None:
@@ -114,6 +142,8 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     bot = player == "bot"
     name = args.name or _default_name(bot)
     if role == "host":
+        if not bot:
+            host_notice(args)
         port = args.port if args.port is not None else _default_port()
         rules = chosen_rules(args)
         side = PeerFile("host", name, player, None, args.bind, port, rules.to_dict(),
@@ -136,16 +166,15 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
         if (busy := busy_as_guest(key, port)) is not None:  # before: its game is not old
             raise Problem(busy)
         if by_hand and not getattr(args, "new", False) and peers.lookup_quietly(key) is not None:
-            from ginp2p.files.games import unfinished_with
-
-            old = unfinished_with(games, host_key)
+            old = unfinished_with_host(args, host_key)
             if old is not None:
-                raise Problem(f"you have an unfinished game with this host: continue it "
-                              f"with `ginp2p resume {old}` (or add --new to begin "
-                              "another)")  # fmt: skip
+                raise Problem(f"you have an unfinished game with this host, {old[0]}: continue "
+                              f"it with `{old[1]}` (or add --new to begin another)")  # fmt: skip
         expect = chosen_rules(args) if (args.preset or args.set) else None
         side = PeerFile("guest", name, player, host_key, host, port,
                         expect.to_dict() if expect else None, created=_created())  # fmt: skip
+    if bot:  # how it plays, kept for a resume
+        side.level = getattr(args, "level", side.level)
     identity = load_or_create_identity()
     path = (
         Path(args.game_file)
@@ -173,17 +202,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
     from ginp2p.files.logfile import FileError, read_error, read_records
     from ginp2p.net.discovery import parse_join
 
-    path = Path(args.file)
-    if path.is_dir():  # "." or "/": no name to put .ginlog after
-        raise Problem(f"{path} is a folder, not a game: resume the game's .ginlog file "
-                      "(`ginp2p games` lists them)")  # fmt: skip
-    if path.suffix in ("", ".peer", ".secrets"):  # the game's other files name it too
-        named = path.with_suffix(".ginlog")
-        # a name without a suffix that is no game's (/dev/null, notes.txt renamed): as given
-        path = path if path.suffix == "" and path.exists() and not named.exists() else named
-    elif path.suffix != ".ginlog":
-        raise Problem(f"{path} is not a game: resume the game's .ginlog file "
-                      "(`ginp2p games` lists them)")  # fmt: skip
+    path = game_log(Path(args.file))
     if not path.exists():
         raise Problem(f"{path}: no such file")
     try:  # a file that is no game log says so, before its missing .peer would
@@ -214,6 +233,8 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
                       # against the computer of `play`, nobody claims
                       claims=getattr(args, "parent_pid", None) is None
                       and not side.computer_game)  # fmt: skip
+    if side.computer_game and watched(path):  # a watched match: the watcher's key
+        setup.home = watcher_home()
     if player != "bot":
         _console(setup, args)
     children: list[subprocess.Popen[bytes]] = []
@@ -229,7 +250,7 @@ def _resume(args: argparse.Namespace, player: str | None) -> int:
 
         setup.on_listening = on_listening
     try:
-        return _run(setup, load_or_create_identity(), resume=True)
+        return _run(setup, load_or_create_identity(setup.home), resume=True)
     finally:
         stop_computer(children, setup)
 
@@ -309,6 +330,7 @@ def cmd_bot(args: argparse.Namespace) -> int:
 
 
 def cmd_resume(args: argparse.Namespace) -> int:
+    args.file = str(chosen_game(args))
     return _resume(args, "bot" if args.bot else None)
 
 
@@ -327,11 +349,16 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     _check_common(args)
     watch = args.watch or not (sys.stdin.isatty() or args.plain)  # --plain: commands piped in
+    if not watch and (unfinished := continue_play(args)) is not None:
+        args.file = str(unfinished)
+        return _resume(args, None)
     player = "bot" if watch else "human"
     rules = chosen_rules(args)
-    name = args.name or ("Computer 1" if watch else _default_name(False))
-    identity = load_or_create_identity()
-    log_dir = games_folder(args)
+    name = args.name or (WATCHER_NAME if watch else _default_name(False))
+    # a watched match is neither the user's game nor signed with the user's key
+    home = watcher_home() if watch else None
+    identity = load_or_create_identity(home)
+    log_dir = watched_folder(games_folder(args)) if watch else games_folder(args)
     path = new_game_path(log_dir, "host")
     computer_game = new_game_path(log_dir / "computer", "guest")
     side = PeerFile("host", name, player, None, "127.0.0.1", 0, rules.to_dict(), args.k,
@@ -345,9 +372,9 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     def on_listening(port: int, join: str, code: str) -> None:
         key = key_to_text(identity.public_key)
-        first = ["--join", f"127.0.0.1:{port}/{key}", "--name",
-                 "Computer 2" if watch else "Computer", "--game-file", str(computer_game),
-                 "--linger", str(args.linger), "--connect-timeout", "30"]  # fmt: skip
+        first = ["--join", f"127.0.0.1:{port}/{key}", "--name", COMPUTER_NAME, "--level",
+                 args.level, "--game-file", str(computer_game), "--linger", str(args.linger),
+                 "--connect-timeout", "30"]  # fmt: skip
         children.append(spawn_computer(first, computer_game, code))
         again = ["--resume", str(computer_game), "--join", f"127.0.0.1:{port}", "--linger",
                  str(args.linger)]  # fmt: skip
@@ -355,16 +382,19 @@ def cmd_play(args: argparse.Namespace) -> int:
 
     setup = GameSetup(side, path, player, verbose=args.verbose, connect_timeout=None,
                       linger=args.linger, pair_code=new_code(), advertise=False,
-                      on_listening=on_listening, claims=False,
+                      on_listening=on_listening, claims=False, home=home,
                       out=computer_game_out(printer(args), watch),
                       err=printer(args, error=True))  # fmt: skip
     if not watch:
         _console(setup, args)
+    elif args.watch:  # at a terminal: the table, read-only
+        setup.table = _watch_table(args)
     try:
         code = _run(setup, identity, resume=False)
     finally:
         stop_computer(children, setup)
         drop_reservation(computer_game)  # if the computer never began its game
     if code == 0 and watch:
-        print(f"\nthe game is saved in {path} (ginp2p games lists them)")
+        print(f"\nthe match is saved in {path}, apart from your own games: "
+              f"`ginp2p replay {path}` shows it again")  # fmt: skip
     return code

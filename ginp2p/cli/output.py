@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable
+from typing import TextIO
 
 from ginp2p.errors import Ginp2pError
 from ginp2p.present.charset import encodes
@@ -42,6 +43,44 @@ def printer(args: argparse.Namespace, error: bool = False) -> Callable[[str], No
               file=sys.stderr if error else sys.stdout)  # fmt: skip
 
     return show
+
+
+#: What a full-screen program killed before it could clean up (the table, the replay
+#: viewer, a pager) may leave a terminal in, undone: line wrapping back on, the cursor
+#: shown, mouse reporting (every mode of it) and bracketed paste off, colours reset, and
+#: the normal screen instead of the alternate one. The cursor is saved first, so that
+#: leaving an alternate screen the terminal is not in moves it nowhere (xterm would put
+#: it where a cursor was last saved, else at the top left).
+RESTORE_TERMINAL = (
+    "\x1b[?7h"  # line wrapping (DECAWM)
+    "\x1b[?25h"  # the cursor shown (DECTCEM)
+    "\x1b[?1000l\x1b[?1002l\x1b[?1003l\x1b[?1005l\x1b[?1006l\x1b[?1015l"  # no mouse
+    "\x1b[?2004l"  # no bracketed paste
+    "\x1b[0m"  # plain colours
+    "\x1b7\x1b[?1049l"  # the normal screen, the cursor where it is
+)
+
+
+def restore_terminal(stream: TextIO | None = None) -> bool:
+    """Put back the modes a full-screen program may have left the terminal in
+    (:data:`RESTORE_TERMINAL`), so that what this command prints is seen whole: only
+    into a terminal (never a pipe or a file), one that moves its cursor (not ``TERM=dumb``)
+    and reads escape codes (not the Windows console). Whether it was written."""
+    import os
+
+    out = sys.stdout if stream is None else stream
+    try:
+        terminal = out is not None and out.isatty()
+    except (AttributeError, ValueError, OSError):  # closed, or a stream without a file
+        return False
+    if not terminal or sys.platform == "win32" or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        out.write(RESTORE_TERMINAL)
+        out.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 def quiet_stdout() -> None:

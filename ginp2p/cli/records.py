@@ -37,19 +37,44 @@ def cmd_games(args: argparse.Namespace) -> int:
             raise Problem(f"cannot look for games in {directory}: {blocked} is not a folder "
                           "(set GINP2P_HOME to a folder)")  # fmt: skip
     games = list_games(directory) if directory.exists() else []
+    watched = _watched_line(directory)
     if not games:
-        print(f"no games in {directory}")
+        print(f"no games in {directory}" + (f"\n{watched}" if watched else ""))
         return 0
     for line in _games_table(games, shutil.get_terminal_size((80, 24)).columns):
         print(line)
+    if any(g.unfinished for g in games):
+        print("`ginp2p resume N` continues game N (`ginp2p resume`: the one played "
+              "last)")  # fmt: skip
+    if watched:
+        print(watched)
     return 0
 
 
+def _watched_line(directory: Path) -> str:
+    """Where the matches watched with ``play --watch`` are, if any: they are not the
+    player's games, so they are not listed with them ("" for none)."""
+    from ginp2p.cli.computer import WATCHED
+
+    folder = directory / WATCHED
+    n = sum(1 for _ in folder.glob("*.ginlog")) if folder.is_dir() else 0
+    if not n:
+        return ""
+    import shutil
+    import textwrap
+
+    text = (f"(and {n} {'match' if n == 1 else 'matches'} you watched, between two computer "
+            f"players, in {folder}: `ginp2p games --log-dir {folder}` lists them)")  # fmt: skip
+    width = max(60, shutil.get_terminal_size((80, 24)).columns) - 1
+    return "\n".join(textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False))
+
+
 def _games_table(games: list[GameInfo], width: int) -> list[str]:
-    """``ginp2p games`` for a terminal ``width`` wide (80 for a pipe): a line of date,
-    opponent, rules and result (wrapped in its column), then the file on a line of its
-    own, which a full path needs; rules changed with ``--set`` are marked ``*`` and
-    listed under the file. For people: no script should parse it."""
+    """``ginp2p games`` for a terminal ``width`` wide (80 for a pipe): each game's number
+    (1: the newest; ``resume N`` takes it), then a line of date, opponent, rules and
+    result (wrapped in its column), then the file on a line of its own, which a full
+    path needs; rules changed with ``--set`` are marked ``*`` and listed under the file.
+    For people: no script should parse it."""
     import textwrap
 
     from prompt_toolkit.utils import get_cwidth
@@ -58,19 +83,21 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
     rules = [g.preset + "*" * bool(g.changes) for g in games]
     who = min(16, max(len("opponent"), *(get_cwidth(g.opponent) for g in games)))
     how = max(len("rules"), *(len(r) for r in rules))
-    left = 16 + 2 + who + 2 + how + 2
-    lines = [f"{'began':<16}  {'opponent':<{who}}  {'rules':<{how}}  result"]
-    for g, r in zip(games, rules, strict=True):
+    number = len(str(len(games)))
+    indent = " " * (number + 2)
+    left = len(indent) + 16 + 2 + who + 2 + how + 2
+    lines = [f"{indent}{'began':<16}  {'opponent':<{who}}  {'rules':<{how}}  result"]
+    for n, (g, r) in enumerate(zip(games, rules, strict=True), 1):
         tag = g.result.replace("[audit: ", "[audit:\0")  # a tag is not broken
         result = [part.replace("\0", " ") for part in textwrap.wrap(tag, max(width - left, 20))]
         result = result or [""]
-        lines.append(f"{g.date:<16}  {padded(g.opponent, who, cut=True)}  {r:<{how}}  "
-                     f"{result[0]}")  # fmt: skip
+        lines.append(f"{n:>{number}}  {g.date:<16}  {padded(g.opponent, who, cut=True)}  "
+                     f"{r:<{how}}  {result[0]}")  # fmt: skip
         lines += [" " * left + more for more in result[1:]]
-        lines.append(f"  {g.path}")
+        lines.append(f"{indent}{g.path}")
         if g.changes:
-            lines += textwrap.wrap(f"* {g.preset} with {g.changes}", width,
-                                   initial_indent="  ", subsequent_indent="    ")  # fmt: skip
+            lines += textwrap.wrap(f"* {g.preset} with {g.changes}", width, initial_indent=indent,
+                                   subsequent_indent=indent + "  ")  # fmt: skip
     return lines
 
 

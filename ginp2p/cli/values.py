@@ -123,6 +123,9 @@ def given(what: str) -> Callable[[str], str]:
 
 
 GAME_FILE = given("give a game's .ginlog file (`ginp2p games` lists them)")
+#: ``resume``'s game: a number of ``ginp2p games``, or a file (none: the one played last).
+GAME = given("give a game's number or file (`ginp2p games` lists them), or nothing for the "
+             "unfinished game played last")  # fmt: skip
 
 #: The longest ``--name``, in characters: enough for a first name and a surname. It
 #: heads your side of the table, beside your score, on one line with the other player's

@@ -19,9 +19,6 @@ from typing import Any, TextIO
 
 from ginp2p.app.seat import Seat
 from ginp2p.present.commands import (
-    LOOK_WORDS,
-    MOVE_VERBS,
-    QUIT_WORDS,
     RULES_ANSWERS,
     Command,
     CommandError,
@@ -34,6 +31,7 @@ from ginp2p.present.commands import (
 )
 from ginp2p.present.lines import look_lines, recap_line, score_sheet, showdown_text
 from ginp2p.present.seat_words import event_words, leave_question, match_line
+from ginp2p.present.vocabulary import lookup
 from ginp2p.proto.outputs import Waiting
 from ginp2p.proto.results import HandScored, MatchOver
 from ginp2p.proto.state import OWED_GUEST_HELLO, OWED_HOST_HELLO
@@ -134,8 +132,16 @@ class LinePlayer:
         from prompt_toolkit import PromptSession
         from prompt_toolkit.patch_stdout import patch_stdout
 
-        ps: PromptSession[str] = PromptSession()
-        with patch_stdout(), _sigint_calls(lambda: self._signalled(ps)):
+        from ginp2p.console.completion import CommandCompleter, seat_cards
+
+        # Tab completes the commands and cards as a menu (not while typing: a screen
+        # reader would read a menu at every key)
+        ps: PromptSession[str] = PromptSession(
+            input=_keys_kept(), complete_while_typing=False,
+            completer=CommandCompleter(seat_cards(seat), rules=lambda: seat.rules))  # fmt: skip
+        # the terminal stays the prompt's between two prompts too: a key typed as a line
+        # is entered waits for the next prompt as it was typed (a Ctrl-C is a key then)
+        with ps.input.raw_mode(), patch_stdout(), _sigint_calls(lambda: self._signalled(ps)):
             while True:
                 try:
                     if self._sigint_due:  # a Ctrl-C came as the last prompt closed
@@ -157,8 +163,8 @@ class LinePlayer:
     _sigint_due = False  # a Ctrl-C to ask about once the closing prompt's line is done
 
     def _signalled(self, ps: Any) -> None:
-        """SIGINT for the whole game: a Ctrl-C typed while no prompt reads the keys (a
-        line just entered, the next prompt not yet up) is a signal, and the default
+        """SIGINT for the whole game (``kill -INT``, a terminal that sends it to all its
+        processes), even as one prompt closes and the next is not yet up: the default
         ended the process (exit 130) without telling the other player. It is the
         prompt's own Ctrl-C instead: it asks."""
         app = ps.app
@@ -274,17 +280,20 @@ async def _settled(seat: Seat, verb: str) -> None:
     rules are asked, if they are still to come (a script cannot wait to read them); for
     a look, until there are cards to look at. Or until the match is over. A script's
     line is then judged against the table it was written for. A quit waits only for the
-    commands before it: what the other side owes may never come (it may be gone)."""
-    move = verb in MOVE_VERBS
+    commands before it: what the other side owes may never come (it may be gone). The
+    verb may be cut short, as the parser takes it (``st``, ``q``)."""
+    named = lookup(verb)
+    move = named is not None and named.move
+    word = named.name if named is not None else verb
 
     def ready() -> bool:
         if seat.done or seat.over or seat.finished:
             return True
-        if verb in QUIT_WORDS:
+        if word == "quit":
             return not seat.busy
         if verb in RULES_ANSWERS and seat.rules_due:
             return False
-        if verb in LOOK_WORDS and seat.hand() is None:  # before the deal: only a status
+        if word == "look" and seat.hand() is None:  # before the deal: only a status
             return False
         if seat.busy:
             return False
@@ -295,6 +304,25 @@ async def _settled(seat: Seat, verb: str) -> None:
 
     while not ready():
         await asyncio.sleep(0.02)
+
+
+def _keys_kept() -> Any:
+    """The prompt's keyboard: this terminal's, kept in the prompt's mode while a line is
+    printed above the prompt (None where prompt_toolkit's own is the only one). Its own
+    gives the terminal back to the terminal's line mode for each such line, and a key
+    typed meanwhile was the terminal's: a Ctrl-D an end of input and no key (the prompt
+    then read a Ctrl-@, and nothing happened), a backspace erasing nothing, the rest
+    echoed into the printed lines. Here the keys wait for the prompt as they were typed."""
+    try:
+        from prompt_toolkit.input.vt100 import Vt100Input
+    except ImportError:  # not a POSIX terminal
+        return None
+
+    class KeysKept(Vt100Input):
+        def cooked_mode(self) -> contextlib.AbstractContextManager[None]:
+            return contextlib.nullcontext()
+
+    return KeysKept(sys.stdin)
 
 
 @contextlib.contextmanager

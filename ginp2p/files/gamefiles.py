@@ -98,6 +98,7 @@ class PeerFile:
     claim_timeout: int = 120
     created: str = ""
     computer_game: str | None = None  # `ginp2p play`: the computer player's own game file
+    level: str = "normal"  # a computer player's (`--level`): how a resume plays on
     version: str = __version__
     format: str = PEER_FORMAT
 

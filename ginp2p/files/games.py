@@ -32,6 +32,7 @@ from ginp2p.proto.log import Log
 
 __all__ = [
     "GameInfo",
+    "last_played",
     "list_games",
 ]
 
@@ -45,6 +46,9 @@ class GameInfo:
     preset: str
     result: str
     changes: str = ""  # what --set changed from the preset, as it takes them (settings_words)
+    unfinished: bool = False  # the match goes on: `ginp2p resume` continues it
+    computer: bool = False  # a `play` against the computer (the host's file of it)
+    player: str = "human"  # who plays this side on a resume: "human" or "bot"
 
 
 def rules_accepted(path: Path) -> bool:
@@ -95,6 +99,16 @@ def unfinished_with(directory: Path, host_key: str, look_at: int = 3) -> Path | 
         if seen >= look_at:
             break
     return None
+
+
+def last_played(path: Path) -> float:
+    """When the game at ``path`` was last played (``time.time()``): its log or its
+    secrets were last written then, since every entry is written at once; 0 if unknown."""
+    times = [0.0]
+    for f in (path, secrets_path(path)):
+        with contextlib.suppress(OSError):
+            times.append(f.stat().st_mtime)
+    return max(times)
 
 
 def drop_never_begun(directory: Path, host_key: str) -> list[Path]:
@@ -288,7 +302,7 @@ def list_games(directory: Path) -> list[GameInfo]:
             continue  # no game: the guest never said yes (`join` to that host removes it)
         me = side.me if side is not None else HOST
         opponent, preset, result = "?", "?", "no entries"
-        changes = ""
+        changes, unfinished = "", False
         try:
             r = kept if kept is not None else audits.audited(path, hellos)
             if r.entries and hellos is not None and not hellos[1 - me]:
@@ -313,6 +327,8 @@ def list_games(directory: Path) -> list[GameInfo]:
                 result = "unfinished, not dealt yet"
             if r.verdict not in ("clean", "incomplete"):
                 result += f" [audit: {r.verdict}]"
+            else:
+                unfinished = bool(r.entries) and r.end is None
         except OSError as exc:
             result = f"unreadable: {exc.strerror or exc}"
         except NotAFile:
@@ -321,7 +337,10 @@ def list_games(directory: Path) -> list[GameInfo]:
             result = f"unreadable ({type(exc).__name__})"
         date = _local_time(side.created) if side is not None and side.created else _began(path)
         role = side.role if side is not None else "?"
-        out.append(GameInfo(path, date, role, opponent, preset, result, changes))
+        computer = side is not None and side.role == "host" and bool(side.computer_game)
+        player = side.player if side is not None else "human"
+        out.append(GameInfo(path, date, role, opponent, preset, result, changes, unfinished,
+                            computer, player))  # fmt: skip
     audits.save({p.name for p in paths})
     return out
 

@@ -24,6 +24,7 @@ import msgpack
 
 from ginp2p.errors import Ginp2pError
 from ginp2p.files.recovery import MAX_RECORD, Recovery, is_secret, is_wire, parse_records
+from ginp2p.present.words import count
 from ginp2p.proto import events as ev
 from ginp2p.proto.entry import Entry
 from ginp2p.proto.log import Added, Log
@@ -93,15 +94,17 @@ class Torn:
         """The damage in words, as the audit and the replay report it."""
         if self.reason == "empty":
             return "the file is empty: it holds no header and no entry"
+        many = self.dropped != 1
         if self.reason in ("incomplete", "zero bytes", "torn header"):
-            return (f"the file is torn: {self.dropped} bytes at byte {self.offset} are no "
-                    f"whole record ({self.reason})")  # fmt: skip
+            return (f"the file is torn: {count(self.dropped, 'byte')} at byte {self.offset} "
+                    f"{'are' if many else 'is'} no whole record ({self.reason})")  # fmt: skip
         if self.resumed:
             return (f"unreadable bytes at byte {self.offset} ({self.reason}): "
-                    f"{self.dropped} bytes were skipped and reading went on at byte "
-                    f"{self.offset + self.dropped}")  # fmt: skip
-        return (f"unreadable bytes at byte {self.offset} ({self.reason}): the last "
-                f"{self.dropped} bytes of the file were not read")  # fmt: skip
+                    f"{count(self.dropped, 'byte')} {'were' if many else 'was'} skipped and "
+                    f"reading went on at byte {self.offset + self.dropped}")  # fmt: skip
+        last = f"the last {self.dropped} bytes" if many else "the last byte"
+        return (f"unreadable bytes at byte {self.offset} ({self.reason}): {last} of the file "
+                f"{'were' if many else 'was'} not read")  # fmt: skip
 
 
 FILE_FORMAT = 1
@@ -233,7 +236,7 @@ def _open_records(
     if torn is not None:
         warnings.warn(
             TornTailWarning(
-                f"{path}: cut {torn.dropped} bytes of a torn last record at byte "
+                f"{path}: cut {count(torn.dropped, 'byte')} of a torn last record at byte "
                 f"{torn.offset} ({torn.reason}); the entries before it are intact"
             ),
             stacklevel=3,

@@ -20,7 +20,6 @@ from ginp2p.files.gamefiles import PeerFile, peer_path
 from ginp2p.files.logfile import (
     FileCorrupt,
     FileError,
-    NotALog,
     SecretsFile,
     read_error,
     read_records,
@@ -54,10 +53,11 @@ class Copies:
 
 
 def read_copies(paths: Sequence[str | os.PathLike[str]], *, lenient: bool = True) -> Copies:
-    """Read copies of one game, read-only. ``lenient``: a file that is no game log (or
-    whose header is spoilt) is damage; otherwise FileCorrupt or NotALog. OSError or
-    NotAFile if a file cannot be read at all; NotOneGame if the copies hold different
-    games."""
+    """Read copies of one game, read-only: how the audit, the replay and the export all
+    read a file. ``lenient``: a game log whose header is spoilt is damage; otherwise
+    FileCorrupt. A file that is no game log at all (another program's) is NotALog for
+    every reader, never damage: there is no game in it to judge. OSError or NotAFile if
+    a file cannot be read at all; NotOneGame if the copies hold different games."""
     many = len(paths) > 1
     records: list[bytes] = []
     damage: list[str] = []
@@ -68,7 +68,7 @@ def read_copies(paths: Sequence[str | os.PathLike[str]], *, lenient: bool = True
         where = f"{name}: " if many else ""
         try:
             got, torn = read_records(p)
-        except (FileCorrupt, NotALog) as exc:  # another program's file is "unreadable" too
+        except FileCorrupt as exc:
             if not lenient:
                 raise
             damage.append(f"{where}the file cannot be read as a game log ({exc})")
@@ -95,8 +95,8 @@ def audit_file(
     known: Mapping[bytes, str] | None = None,
 ) -> Report:
     """Audit a ``.ginlog`` file, read-only (no lock, no repair): a torn tail is reported,
-    never cut. A file that is no game log at all is damaged. OSError or NotAFile if
-    there is no file to judge (:func:`~ginp2p.files.logfile.read_error` words them).
+    never cut. OSError, NotAFile or NotALog (a file that is no game log) if there is no
+    file to judge (:func:`~ginp2p.files.logfile.read_error` words them).
 
     ``others``: more copies of the game (the other player's file). Their entries are
     judged together, as one log: what one copy lost the other may hold, and two signed

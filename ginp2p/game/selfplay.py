@@ -11,7 +11,7 @@ import random
 from collections.abc import Callable
 from typing import Protocol
 
-from ginp2p.game import bot, match
+from ginp2p.game import bot, easy, match
 from ginp2p.game.actions import Action
 from ginp2p.game.cards import deck
 from ginp2p.game.hand import DeckKnowledge, HandState
@@ -26,15 +26,18 @@ class Player(Protocol):
 
 
 def make_player(kind: str, seed: int = 0) -> Player:
-    """``bot`` (the computer player), ``greedy`` (the baseline) or ``random``."""
+    """``bot`` (the computer player), ``easy`` (its easy level), ``greedy`` (the
+    baseline) or ``random``."""
     if kind == "bot":
         return bot.choose
+    if kind == "easy":
+        return easy.choose
     if kind == "greedy":
         return bot.greedy
     if kind == "random":
         rng = random.Random(seed)
         return lambda state, player: bot.random_legal(state, player, rng)
-    raise ValueError(f"unknown player kind {kind!r}: bot, greedy or random")
+    raise ValueError(f"unknown player kind {kind!r}: bot, easy, greedy or random")
 
 
 def shuffled(rules: RuleSet, rng: random.Random) -> DeckKnowledge:

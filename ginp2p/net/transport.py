@@ -230,6 +230,10 @@ class _Endpoint:
         if self.ctx is not None:
             self.ctx.term()
             self.ctx = None
+        # a turn of the loop for the tasks just cancelled (the ZAP handler's poll) to let
+        # go of their sockets' descriptors: else that cleanup, coming later, unhooked the
+        # next endpoint's ZAP socket, given the same descriptor, and no handshake ended
+        await asyncio.sleep(0)
 
     def _close_extra(self) -> None:
         pass

@@ -2,7 +2,8 @@
 move, a claim, a chat line, ``quit``, the guest's yes or no to the host's rules), and
 :func:`parse_command`, which turns a typed line into one or says in one line why it is
 none. The full-screen table sends its keys through the same parser, so a key and a typed
-command are checked and explained the same way.
+command are checked and explained the same way. The words and their letters are
+:mod:`ginp2p.present.vocabulary`'s, the same in both modes.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from ginp2p.game.engine import Action, HandState, Phase
 from ginp2p.game.rules import RuleSet
 from ginp2p.present.draft import Draft, draft_from
 from ginp2p.present.view import knock_options, meld_order
+from ginp2p.present.vocabulary import VOCABULARY, UnknownWord, resolve, word
 from ginp2p.present.words import commands_in, for_screen, goal_words, rules_help, settings_words
 
 __all__ = [
@@ -152,51 +154,70 @@ class CommandError(Ginp2pError, ValueError):
 
 
 #: The line prompt's commands, each line with the rules it needs ("" for every rule set;
-#: "-x": not x), as :func:`help_text` names them.
-HELP: tuple[tuple[str, str], ...] = (
-    ("", "commands (cards as 7h, th, 10h, qs{jk}):"),
-    ("", "  stock | pile             draw from the stock / take the top of the pile"),
-    ("upcard wall", "  take | pass              take or pass the first upcard; pass at the wall"),
-    ("upcard -wall", "  take | pass              take or pass the first upcard"),
-    ("-upcard wall", "  pass                     pass at the wall (the hand ends, no score)"),
-    ("", "  discard CARD             discard a card                      (also: d CARD)"),
-    ("instead", "  knock                    knock instead of drawing (the best melds laid out)"),
-    ("instead", "  knock [7h 8h 9h] [4s 4d 4c]"),
-    ("instead", "                           lay down just these melds (the rest is deadwood)"),
-    ("by_card", "  knock CARD               knock, discarding CARD (the best melds are laid "
-                "out)"),
-    ("by_card", "  knock CARD [7h 8h 9h] [4s 4d 4c]"),
-    ("by_card", "                           lay down just these melds (the rest is deadwood)"),
-    ("big", "  gin CARD | gin           go gin discarding CARD / big gin with all {big} cards"),
-    ("-big", "  gin CARD                 go gin discarding CARD"),
-    ("rumino", "  rumino CARD              declare rumino, discarding CARD"),
-    ("layoffs", "  show                     show the proposed melds and layoffs at the showdown"),
-    ("layoffs", "  show [7h 8h 9h] lay 5d   show these melds, and lay off these cards"),
-    ("-layoffs", "  show                     show the proposed melds at the showdown"),
-    ("-layoffs", "  show [7h 8h 9h]          show just these melds"),
-    ("", "  look                     show the table again"),
-    ("", "  say TEXT                 a chat line to the other player"),
-    ("", "  claim                    the other player stopped answering: claim the match"),
-    ("", "  resign                   give up the match"),
-    ("", "  quit                     leave (asks first at a terminal); the game is saved"),
-    ("ctrl_c", "  Ctrl-C                   leave, after asking (y leaves; Ctrl-C again leaves)"),
-    ("", "  help                     this list"),
-)  # fmt: skip
+#: "-x": not x), as :func:`help_text` names them: what is typed, and what it does (""
+#: for the vocabulary's words). A line that begins with a command's word gets its
+#: letter in front.
+HELP: tuple[tuple[str, str, str], ...] = (
+    ("", "stock", ""),
+    ("upcard", "pile", "take the top of the pile (the first upcard too)"),
+    ("-upcard", "pile", "take the top of the discard pile"),
+    ("upcard", "take", ""),
+    ("upcard wall", "pass", "pass the first upcard; pass at the wall"),
+    ("upcard -wall", "pass", "pass the first upcard"),
+    ("-upcard wall", "pass", "pass at the wall (the hand ends, no score)"),
+    ("", "discard CARD", ""),
+    ("instead", "knock", "knock instead of drawing (the best melds laid out)"),
+    ("instead", "knock [7h 8h 9h] [4s 4d 4c]", "-"),
+    ("instead", "", "lay down just these melds (the rest is deadwood)"),
+    ("by_card", "knock CARD", "knock, discarding CARD (the best melds laid out)"),
+    ("by_card", "knock CARD [7h 8h 9h] [4s 4d 4c]", "-"),
+    ("by_card", "", "lay down just these melds (the rest is deadwood)"),
+    ("big", "gin CARD | gin", "go gin discarding CARD / alone: big gin (all {big})"),
+    ("-big", "gin CARD", "go gin discarding CARD"),
+    ("rumino", "rumino CARD", "declare rumino, discarding CARD"),
+    ("layoffs", "show", "show the proposed melds and layoffs at the showdown"),
+    ("layoffs", "show [7h 8h 9h] lay 5d", "show these melds, and lay off these cards"),
+    ("-layoffs", "show", "show the proposed melds at the showdown"),
+    ("-layoffs", "show [7h 8h 9h]", "show just these melds"),
+    ("", "look", ""),
+    ("", "say TEXT", ""),
+    ("", "claim", "the other player stopped answering: claim the match"),
+    ("", "resign", "give up the match (asks first)"),
+    ("", "quit", "leave (asks first at a terminal); the game is saved"),
+    ("ctrl_c", "Ctrl-C", "leave, after asking (y leaves; Ctrl-C again leaves)"),
+    ("", "help", "this list"),
+)
 
 
 def help_text(rules: RuleSet | None, ctrl_c: bool) -> str:
     """``help`` at the line prompt: the rules being played, in the table's help's words,
-    then the commands these rules have (rules not known yet: classic's): ``take`` only
-    with a first upcard to take, ``pass`` with one or a wall, ``knock`` without a card
-    where it replaces the draw, big gin, ``rumino`` and layoffs only where the rules
-    have them; Ctrl-C only where it is a key (a terminal: from a pipe it is nothing the
-    sender can type)."""
+    then the commands these rules have (rules not known yet: classic's), each with its
+    letter (the table's key): ``take`` only with a first upcard to take, ``pass`` with
+    one or a wall, ``knock`` without a card where it replaces the draw, big gin,
+    ``rumino`` and layoffs only where the rules have them; Ctrl-C only where it is a
+    key (a terminal: from a pipe it is nothing the sender can type)."""
     lines = [*rules_help(rules), ""] if rules is not None else []
     r = rules if rules is not None else RuleSet()
     has = {**commands_in(r), "ctrl_c": ctrl_c}
-    for needs, line in HELP:
-        if all(has[w.lstrip("-")] != w.startswith("-") for w in needs.split()):
-            lines.append(line.format(jk=", jk" * r.jokers, big=r.hand_size + 1))
+    letters = {w.name: w for w in VOCABULARY}
+    jk = ", jk" * r.jokers
+    lines.append(f"commands (cards as 7h, th, 10h, qs{jk}); the letter before one is short "
+                 "for it:")  # fmt: skip
+    keyed = ""
+    for needs, typed, does in HELP:
+        if any(has[w.lstrip("-")] == w.startswith("-") for w in needs.split()):
+            continue
+        w = letters.get(typed.split()[0]) if typed else None
+        key = " "
+        if w is not None and w.key and w.name != keyed:  # once, on its first line
+            key, keyed = w.key, w.name
+        if does == "-":  # a long form alone; what it does comes on the next line
+            lines.append(f"  {key}  {typed}")
+            continue
+        text = (does or (w.does if w is not None else "")).format(big=r.hand_size + 1)
+        lines.append(f"  {key}  {typed:<24}{text}".rstrip())
+    lines.append("A start of a command that no other shares does too: di 7h, sh, kn (not "
+                 "resign).")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -238,20 +259,20 @@ def _find_card(view: HandState, me: int, text: str) -> Any:
     raise CommandError(f"{want.pretty()} is not in your hand")
 
 
-MOVE_VERBS = frozenset({"stock", "draw", "s", "pile", "p", "take", "pass", "discard", "d",
-                        "knock", "gin", "rumino", "show"})  # fmt: skip
-"""The typed commands that are moves (only on your turn)."""
-NO_CARD_VERBS = frozenset({"stock", "draw", "s", "pile", "p", "take", "pass", "show"})
-"""The moves that name no card (a show's melds come in brackets, not as a card)."""
-
-
 RULES_ANSWERS = ("yes", "y", "no", "n")
 """The guest's answers to the host's rules."""
-QUIT_WORDS = ("quit", "exit", "q")
+
+
+def _spellings(name: str) -> tuple[str, ...]:
+    w = word(name)
+    return (*w.words, *([w.key] if w.key else []))
+
+
+QUIT_WORDS = _spellings("quit")
 """The words of ``quit`` (the wait before the game reads them too)."""
-HELP_WORDS = ("help", "?", "h")
+HELP_WORDS = _spellings("help")
 """The words of ``help``."""
-LOOK_WORDS = ("look", "table", "hand", "l")
+LOOK_WORDS = _spellings("look")
 """The words of ``look`` (a script's waits for the cards)."""
 
 
@@ -405,42 +426,56 @@ def _not_laid(d: Draft, cards: set[Any], typed: str, rules: RuleSet) -> str:
         f"{best})"  # fmt: skip
 
 
+def _no_card(typed: str, verb: str, args: list[str]) -> str:
+    """Why a move that takes no card is refused one: ``d 7h`` is ``pile``, not a
+    discard (the table's ``d``), and ``show`` takes its melds in brackets."""
+    said = " ".join(args)
+    if verb == "show":
+        return ("show takes no card: `show` lays down the proposal, `show [7h 8h 9h] lay "
+                "5d` your own melds and layoffs")  # fmt: skip
+    if typed.lower() != verb:
+        if verb == "pile" and len(args) == 1:
+            return f"{typed} takes the pile's card, as at the table, and names none: to " \
+                f"discard {said}, type discard {said}"  # fmt: skip
+        return f"{typed} is {verb}, which takes no card, not {said!r}: type {typed} alone"
+    return f"{verb} takes no card, not {said!r}: type {verb} alone"
+
+
 def parse_command(text: str, seat: Turn) -> Command | str:
     """A typed line → a command, or "help"/"look"; CommandError says what is wrong.
 
-    Pure: reads the seat's hand and legal moves, changes nothing. The protocol checks
-    the move again when it is played.
+    The first word is a command's word, its letter, or a start of it no other command
+    shares (:func:`ginp2p.present.vocabulary.resolve`): never a guess. Pure: reads the
+    seat's hand and legal moves, changes nothing. The protocol checks the move again
+    when it is played.
     """
     words = text.strip().split()
     if not words:
         raise CommandError("type a command (help lists them)")
-    verb, args = words[0].lower(), words[1:]
+    try:
+        w = resolve(words[0])
+    except UnknownWord as exc:
+        raise CommandError(str(exc)) from None
+    verb, args = w.name, words[1:]
     laid = next((i for i, w in enumerate(args) if w.startswith("[") or w.lower() == "lay"),
                 None)  # melds and layoffs chosen by hand, after the discard  # fmt: skip
     declared, args = (" ".join(args[laid:]), args[:laid]) if laid is not None else ("", args)
-    if verb in HELP_WORDS:
+    if verb == "help":
         return "help"
-    if verb in LOOK_WORDS:
+    if verb == "look":
         return "look"
-    if verb in QUIT_WORDS:
+    if verb == "quit":
         return QuitCmd()
     if verb == "resign":
         return ResignCmd(" ".join(args))
     if verb == "claim":
         return ClaimCmd()
-    if verb in ("say", "chat"):
+    if verb == "say":
         if not args:
             raise CommandError("say what? (say TEXT)")
         return ChatCmd(text.strip().split(None, 1)[1])
-    if verb not in MOVE_VERBS:
-        raise CommandError(f"unknown command {verb!r} (help lists them)")
-    if args and verb in NO_CARD_VERBS:  # `take 2h` took the upcard, the card unread
-        raise CommandError(
-            f"{verb} takes no card, not {' '.join(args)!r}: type {verb} alone"
-            if verb != "show"
-            else "show takes no card: `show` lays down the "
-            "proposal, `show [7h 8h 9h] lay 5d` your own melds and layoffs"
-        )
+    if args and not w.arg:  # `take 2h` took the upcard, the card unread
+        raise CommandError(_no_card(words[0], verb, args))
     if len(args) > 1:
         raise CommandError(f"{verb} takes one card, not {' '.join(args)!r} (help lists "
                            "the commands)")  # fmt: skip
@@ -470,11 +505,11 @@ def parse_command(text: str, seat: Turn) -> Command | str:
                 return Act(_lay_down(a, view, me, declared) if declared else a)
         raise CommandError(f"{why}; you can: {hint(legal)}")
 
-    if verb in ("stock", "draw", "s"):
+    if verb == "stock":
         return pick(lambda a: a.kind == "draw_stock",
                     _at_the_wall(view) or "you cannot draw from the stock now")  # fmt: skip
     passed_up = _passed_up(view) or _at_the_wall(view)
-    if verb in ("pile", "p"):  # the first upcard is the pile's top too
+    if verb == "pile":  # the first upcard is the pile's top too
         return pick(lambda a: a.kind in ("draw_discard", "take_upcard"),
                     passed_up or "you cannot take from the pile now")  # fmt: skip
     if verb == "take":
@@ -490,7 +525,7 @@ def parse_command(text: str, seat: Turn) -> Command | str:
                     passed_up or never or "you cannot pass now")  # fmt: skip
     if verb == "show":
         return pick(lambda a: a.kind == "show", "there is nothing to show now")
-    if verb in ("discard", "d"):
+    if verb == "discard":
         if card is None:
             raise CommandError("discard which card? (discard 7h)")
         return pick(lambda a: a.kind == "discard" and a.card == card,  # type: ignore[union-attr]

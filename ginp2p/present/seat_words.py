@@ -22,6 +22,7 @@ from ginp2p.present.summary import hand_line
 from ginp2p.present.words import action_words, match_end_words
 from ginp2p.proto.outputs import EarlyClaim, Waiting
 from ginp2p.proto.results import Chatted, CheatDetected, HandDealt, HandScored, MatchOver, Moved
+from ginp2p.proto.state import OWED_GUEST_HELLO, OWED_HOST_HELLO, OWED_NONCE
 from ginp2p.proto.text import for_screen
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "leave_question",
     "match_line",
     "no_claim_words",
+    "owed_words",
     "status_line",
 ]
 
@@ -205,6 +207,20 @@ class SeatState(Protocol):
         ...
 
 
+#: The set-up entries as the player who waits for them reads them (the protocol's own
+#: words name both sides: "the guest's answer to the host's rules").
+_OWED_WORDS = {
+    OWED_HOST_HELLO: "the rules of the game",
+    OWED_GUEST_HELLO: "their answer to your rules",
+    OWED_NONCE: "their half of the coin toss for the first deal",
+}
+
+
+def owed_words(what: str) -> str:
+    """What the other player owes, in words for the player who waits for it."""
+    return _OWED_WORDS.get(what, what)
+
+
 def cards_text(cards: Iterable[Card | None]) -> str:
     """Cards as the line mode writes them, ``7♥ 8♥ 9♥`` (``-``: none)."""
     return " ".join(c.pretty() for c in cards if c is not None) or "-"
@@ -219,7 +235,7 @@ def status_line(s: SeatState) -> str:
         return f"waiting for {who} (reconnecting…)" if s.reconnected else \
             f"waiting for {who} to connect…"  # fmt: skip
     if s.waiting_for is not None and s.owed is not None:
-        return f"waiting for {who}: {s.waiting_for}"
+        return f"waiting for {who}: {owed_words(s.waiting_for)}"
     return "your move" if s.my_turn else "working…"
 
 
@@ -305,7 +321,7 @@ def event_words(s: SeatState, what: object, terse: bool) -> str | None:
             "waits for the time to run out, and your move before then beats it"
         )
     if isinstance(what, Waiting):
-        return None if terse else f"waiting for {s.opponent_name}: {what.what}"
+        return None if terse else f"waiting for {s.opponent_name}: {owed_words(what.what)}"
     if terse:
         return None
     if isinstance(what, HandDealt):

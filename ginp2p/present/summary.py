@@ -26,10 +26,12 @@ __all__ = [
     "HandSummary",
     "MatchSummary",
     "SeatSummary",
+    "bonus_lines",
     "hand_line",
     "hand_summary",
     "log_line",
     "match_summary",
+    "settlement",
 ]
 
 
@@ -150,6 +152,9 @@ class MatchSummary:
     #: ``MatchState.margin`` (None: no winner).
     won_by: tuple[int, int] | None = None
     forfeited_lead: int = 0  # how far ahead the player who forfeited was
+    #: The smaller total pays the larger the difference (hoyle's settlement); not where
+    #: each player adds their own deadwood and low is good (rumino).
+    smaller_pays: bool = True
 
     def sum_lines(self, me: str | None = None, *, lead: bool = True) -> list[str]:
         """From the hands' points to the totals, one line each: the bonuses spelled out,
@@ -159,25 +164,42 @@ class MatchSummary:
         lines = [f"points from the hands: {a} {self.scores[0]}, {b} {self.scores[1]}"]
         lines += [f"{what}: {a} {x}, {b} {y}" for what, x, y in self.bonuses]
         lines.append(f"total: {a} {self.totals[0]}, {b} {self.totals[1]}")
-        if lead and (line := self.lead_line(me)) is not None:
+        # without ``lead`` (a MATCH OVER line above says "wins by"), who pays still shows
+        if (line := self.lead_line(me) if lead else self.pay_line(me)) is not None:
             lines.append(line)
         return lines
 
     def lead_line(self, me: str | None = None) -> str | None:
         """ "Ann wins by 145": the difference the match is settled by (hoyle has the
-        lower total pay it); after a forfeit by the player ahead, that nobody pays. None
-        without a lead to speak of (a resignation at 0-0)."""
+        lower total pay it); or, where that is not the winner's lead, who pays
+        (:meth:`pay_line`). None without a lead to speak of (a resignation at 0-0)."""
         if self.won_by is None:
             return None
         seat, margin = self.won_by
-        if self.forfeited_lead > 0:  # the one who forfeited: "you" if it is seat 0
-            loser = "you" if seat == 1 and me == "you" else self.names[1 - seat]
-            return forfeited_lead_words(loser, self.forfeited_lead)
-        if margin <= 0:
-            return None
+        if margin <= 0 or self.forfeited_lead > 0:
+            return self.pay_line(me)
         if seat == 0 and me == "you":
             return f"you win by {margin}"
         return f"{self.names[seat]} wins by {margin}"
+
+    def pay_line(self, me: str | None = None) -> str | None:
+        """Who pays where "wins by" would mislead: after a forfeit by the player ahead,
+        nobody; where the winner ends with the smaller total (hoyle's box bonuses go to
+        both), the winner pays the difference. None otherwise."""
+        if self.won_by is None:
+            return None
+        seat, margin = self.won_by
+
+        def who(p: int) -> str:
+            return "you" if p == 0 and me == "you" else self.names[p]
+
+        if self.forfeited_lead > 0:  # the one who forfeited: "you" if it is seat 0
+            return forfeited_lead_words(who(1 - seat), self.forfeited_lead)
+        if margin >= 0 or not self.smaller_pays:
+            return None
+        pays = "pay" if who(seat) == "you" else "pays"
+        return (f"the smaller total pays the difference: {who(seat)} {pays} "
+                f"{who(1 - seat)} {-margin}")  # fmt: skip
 
 
 def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummary:
@@ -188,10 +210,34 @@ def match_summary(m: MatchState, me: int, names: tuple[str, str]) -> MatchSummar
         text = hand_line(i, r, me, names).split(": ", 1)[1].split(";")[0]
         rows.append((i, text, r.points[me], r.points[opp]))
     totals = m.totals or m.scores
-    bonuses = tuple((what, points[me], points[opp]) for what, points in mt.bonuses(m))
+    bonuses = tuple((what, points[me], points[opp]) for what, points in bonus_lines(m))
     headline = _match_line(m.winner, m.end, me, names) if m.end is not None else "match"
     margin = m.margin
     won_by = None if m.winner is None or margin is None else (int(m.winner != me), margin)
     return MatchSummary(headline, (names[me], names[opp]), tuple(rows),
                         (m.scores[me], m.scores[opp]), bonuses,
-                        (totals[me], totals[opp]), won_by, m.forfeited_lead)  # fmt: skip
+                        (totals[me], totals[opp]), won_by, m.forfeited_lead,
+                        m.rules.scoring != "own_deadwood")  # fmt: skip
+
+
+def settlement(m: MatchState) -> tuple[int, int, int] | None:
+    """Who pays whom, and how much, by seat: ``(payer, paid, points)``. The smaller total
+    pays the larger the difference (hoyle's settlement; the winner's lead elsewhere):
+    the loser, or the winner who ends with the smaller total. None where nobody pays
+    (equal totals, a forfeit by the player ahead, no winner) or where low totals are
+    good (rumino), which says nothing of paying."""
+    margin = m.margin
+    if m.winner is None or not margin or m.rules.scoring == "own_deadwood":
+        return None
+    payer = 1 - m.winner if margin > 0 else m.winner
+    return payer, 1 - payer, abs(margin)
+
+
+def bonus_lines(m: MatchState) -> list[tuple[str, tuple[int, int]]]:
+    """The bonuses a match won adds (:func:`ginp2p.game.match.bonuses`), each named as a
+    score sheet shows it: where only the winner collects the box bonus, it says so (a
+    player who won hands read "25 for each hand won" over a 0 of their own)."""
+    r = m.rules
+    box = f"{r.box_bonus} for each hand won"
+    return [(f"{r.box_bonus} per hand won by the winner" if what == box and r.box_to == "winner"
+             else what, points) for what, points in mt.bonuses(m)]  # fmt: skip

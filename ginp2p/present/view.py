@@ -138,6 +138,9 @@ class TableView:
     #: Where a knock comes instead of the next draw (rumino): its deadwood limit, so the
     #: hint after a draw says "knock next turn" rather than "no knock yet".
     knock_before_draw: int | None = None
+    #: The chosen card is used now (a discard, or a knock at the wall): the table marks
+    #: it only then, not while the move is a take, a pass or a draw.
+    chooses: bool = False
 
 
 # ------------------------------------------------------------------------ the hand
@@ -361,7 +364,14 @@ def build_view(s: Situation) -> TableView:
         rumino=rumino,
         kept=engine.forbidden_discard(hand) if hand is not None else None,
         knock_before_draw=_knock_before_draw(rules),
+        chooses=_chooses(s, hand, knocks),
     )
+
+
+def _chooses(s: Situation, hand: HandState | None, knocks: Sequence[KnockOption]) -> bool:
+    if hand is None or not s.my_turn or hand.over or hand.to_move != s.me:
+        return False
+    return hand.phase is Phase.DISCARD or (hand.phase is Phase.WALL and bool(knocks))
 
 
 def _knock_before_draw(rules: RuleSet | None) -> int | None:

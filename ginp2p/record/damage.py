@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ginp2p.present.words import KIND_WORDS
+from ginp2p.present.words import KIND_WORDS, count
 from ginp2p.proto.entry import GUEST, HOST, Entry
 from ginp2p.proto.log import ANOTHER_GAME_ENTRY, ANOTHER_GAME_HELLO, Log
 from ginp2p.record.fold import UNREADABLE, Dropped, Folded
@@ -163,8 +163,8 @@ def damage_of(folded: Folded, file_damage: Sequence[str], current: int
         damage.add(f"{files} {lack} {names[a]}'s {_lacking(runs, log.hello(a) is None)}, "
                    "which later entries name", current)  # fmt: skip
     if missing and folded.lin.held:
-        damage.add(f"{len(folded.lin.held)} entries after the missing ones cannot be placed "
-                   "or judged")  # fmt: skip
+        damage.add(f"{count(len(folded.lin.held), 'entry')} after the missing ones cannot be "
+                   "placed or judged")  # fmt: skip
     for p in folded.unproven:
         e = p.entries[0]
         damage.add(f"{names[e.author]}'s entry {e.seq} acks {names[1 - e.author]}'s entry "
@@ -172,6 +172,7 @@ def damage_of(folded: Folded, file_damage: Sequence[str], current: int
                    "is missing, or was never written)", current)  # fmt: skip
     if log.held_count:
         whose = " and ".join(f"{names[a]}'s" for a in (HOST, GUEST) if log.hello(a) is None)
-        damage.add(f"{log.held_count} entries wait for {whose or 'a'} hello, which {files} "
+        held, wait = log.held_count, "wait" if log.held_count != 1 else "waits"
+        damage.add(f"{count(held, 'entry')} {wait} for {whose or 'a'} hello, which {files} "
                    f"{lack}: not verified")  # fmt: skip
     return damage, missing

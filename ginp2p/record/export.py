@@ -15,10 +15,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from ginp2p.game import match as mt
 from ginp2p.game.cards import Card, card_order, parse_card
 from ginp2p.game.engine import Declaration, HandResult
+from ginp2p.game.match import MatchState
 from ginp2p.game.rules import RuleSet
+from ginp2p.present.summary import bonus_lines, settlement
 from ginp2p.present.words import (
     count,
     for_screen,
@@ -159,7 +160,7 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
         # the host's hello names its rules as it likes: as a screen may show them
         "preset": for_screen(replay.rules.name) if replay.rules is not None else None,
         "rules_changed": replay.rules.changes() if replay.rules is not None else {},
-        "entries": len(replay),
+        "entries": rep.entries,  # the file's, as the audit counts them; notes say the rest
         "notes": list(replay.notes),
         "hands": hands,
         "audit": {"verdict": str(rep.verdict), "exit": rep.exit_code},
@@ -167,15 +168,25 @@ def document(replay: Replay, *, symbols: bool = False) -> dict[str, Any]:
             "scores": {NAMES[p]: rep.scores[p] for p in (0, 1)} if rep.scores else None,
             "bonuses": [
                 {"what": what, NAMES[0]: points[0], NAMES[1]: points[1]}
-                for what, points in (mt.bonuses(final) if final is not None else [])
+                for what, points in (bonus_lines(final) if final is not None else [])
             ],
             "winner": NAMES[rep.winner] if rep.winner is not None else None,
             "margin": settled.margin if settled is not None else None,
             "forfeited_lead": settled.forfeited_lead if settled is not None else 0,
+            "pays": _pays(settled),
             "end": rep.end,
             "text": replay.status(replay.steps[-1]),
         },
     }
+
+
+def _pays(m: MatchState | None) -> dict[str, Any] | None:
+    """Who pays whom how much (:func:`~ginp2p.present.summary.settlement`); None: nobody."""
+    settled = settlement(m) if m is not None else None
+    if settled is None:
+        return None
+    payer, paid, points = settled
+    return {"player": NAMES[payer], "to": NAMES[paid], "points": points}
 
 
 def text_lines(doc: dict[str, Any], *, ascii: bool = False) -> Iterator[str]:
@@ -254,3 +265,6 @@ def _sum_lines(doc: dict[str, Any]) -> Iterator[str]:
         yield forfeited_lead_words(loser, result["forfeited_lead"])
     elif (result["margin"] or 0) > 0:
         yield f"{who[result['winner']]} wins by {result['margin']}"
+    elif (pays := result.get("pays")) is not None:  # the winner has the smaller total
+        yield (f"the smaller total pays the difference: {who[pays['player']]} pays "
+               f"{who[pays['to']]} {pays['points']}")  # fmt: skip

@@ -38,7 +38,7 @@ def test_lines_typed_while_hosting_are_answered_then_not_played_into_the_game(
     child = in_terminal(tmp_path / "h", *HOST)
     g = None
     try:
-        child.expect(r"join string: ginp2p join (\S+)")
+        child.expect(r"join string[^\n]*:\s+(\S+)")
         join = child.match.group(1)
         child.expect_exact("ginp2p>")
         child.sendline("help")
@@ -95,7 +95,7 @@ def test_help_while_waiting_fits_80_columns_in_ascii(tmp_path: Path) -> None:
     """For each wait (a host, `play`, a guest, a guest resuming), at a terminal and from
     a pipe: Ctrl-D and Ctrl-C only where they are keys."""
     from ginp2p.app.config import GameSetup
-    from ginp2p.app.pregame import _wait_words
+    from ginp2p.app.waiting import _wait_words
     from ginp2p.files.gamefiles import PeerFile
 
     sides = [PeerFile("host", "Ann"), PeerFile("host", "Ann", computer_game="c.ginlog"),

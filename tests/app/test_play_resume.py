@@ -4,6 +4,7 @@ back too, and the match ends as if nothing happened. Real processes."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -30,13 +31,14 @@ BEFORE_THE_DEAL = "seeds:1"
 
 
 def _killed_play(home: Path, run_ginp2p: RunGinp2p) -> tuple[Path, Path]:
-    """A `ginp2p play` watched, killed at its first move: the person's game file and the
+    """A `ginp2p play` watched, killed at its first move: the game file of the side this
+    process plays (kept apart from the user's games, with the watched matches) and the
     computer player's."""
     dead = run_ginp2p(home, "play", *SHORT, "--linger", "3", crash=HOST_FIRST_PLAY)
     assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
     assert "MATCH OVER" not in dead.stdout
-    (ours,) = sorted((home / "games").glob("*.ginlog"))
-    (theirs,) = sorted((home / "games" / "computer").glob("*.ginlog"))
+    (ours,) = sorted((home / "games" / "watched").glob("*.ginlog"))
+    (theirs,) = sorted((home / "games" / "watched" / "computer").glob("*.ginlog"))
     return ours, theirs
 
 
@@ -133,7 +135,7 @@ def test_a_computer_player_that_keeps_failing_stops_the_game_with_a_way_back(
     assert "the computer player failed (1); starting it again" in never.stdout
     assert "ginp2p play: error: the computer player failed (1) again, the third time; " \
         "what it said is in" in never.stderr  # fmt: skip
-    assert list((tmp_path / "games").glob("*.ginlog")) == [], "nothing was played"
+    assert list((tmp_path / "games").rglob("*.ginlog")) == [], "nothing was played"
 
     (tmp_path / "computer").unlink()
     peer = Peer(tmp_path, ["play", "--plain", "--name", "Pat", *SHORT, "--linger", "1"],
@@ -169,10 +171,9 @@ def test_join_typed_again_after_a_crash_is_turned_to_resume(tmp_path: Path) -> N
     old = dead.game_file()
     again = guest(tmp_path / "g", join, name="again", code=None)  # paired: the key is pinned
     assert again.wait() == 1, again.output
-    assert (
-        f"you have an unfinished game with this host: continue it with `ginp2p resume "
-        f"{old}`" in again.output
-    )
+    assert re.search(r"you have an unfinished game with this host, game 1 of `ginp2p games` "
+                     r"\(Hosta, began [^)]*\): continue it with `ginp2p resume 1`",
+                     again.output), again.output  # fmt: skip
     new = guest(tmp_path / "g", join, "--new", name="new", code=None)
     assert new.wait() == 1, new.output
     assert "this game was begun by another ginp2p with your key" in new.output
@@ -196,7 +197,7 @@ def test_the_viewer_does_not_show_the_computers_hand_of_a_game_to_resume(
         home = tmp_path / f"try{attempt}"
         dead = run_ginp2p(home, "play", *SHORT, "--linger", "3", crash="send:10")  # in hand 1
         assert dead.returncode == -signal.SIGKILL, dead.stdout + dead.stderr
-        (ours,) = sorted((home / "games").glob("*.ginlog"))
+        (ours,) = sorted((home / "games" / "watched").glob("*.ginlog"))
         r = load_replay(ours)
         last = r.frame(len(r) - 1, "all")
         if last.result is None:
@@ -274,8 +275,9 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(
     assert "  Ann  " in listed and "unfinished, not dealt yet" in listed, listed  # as join says
     joined = run_ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert joined.returncode == 1, joined.stdout + joined.stderr
-    assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
-           f"{said_yes}`" in joined.stderr  # fmt: skip
+    assert re.search(r"you have an unfinished game with this host, game 1 of `ginp2p games` "
+                     r"\(Ann, began [^)]*\): continue it with `ginp2p resume 1`",
+                     joined.stderr), joined.stderr  # fmt: skip
     assert "never began" not in joined.stdout and said_yes.exists()
 
 
@@ -338,11 +340,12 @@ def test_a_play_game_with_the_computer_forgotten_says_play_pairs_again(
     tmp_path: Path, run_ginp2p: RunGinp2p
 ) -> None:
     ours, theirs = _killed_play(tmp_path, run_ginp2p)
-    forgot = run_ginp2p(tmp_path, "keys", "--forget", "Computer 2")  # the name without a terminal
+    # the side a watched match is played from has a key of its own (GINP2P_HOME/watcher)
+    forgot = run_ginp2p(tmp_path / "watcher", "keys", "--forget", "Computer")
     assert forgot.returncode == 0, forgot.stderr
     refused = run_ginp2p(tmp_path, "resume", str(ours))
     assert refused.returncode == 1, refused.stdout + refused.stderr
-    assert "ginp2p resume: error: Computer 2 (" in refused.stderr and "is no longer one " \
+    assert "ginp2p resume: error: Computer (" in refused.stderr and "is no longer one " \
         "of your paired players" in refused.stderr  # fmt: skip
     assert f"start `ginp2p play` once, which pairs with the computer again; then `ginp2p " \
            f"resume {ours}` continues it" in refused.stderr  # fmt: skip

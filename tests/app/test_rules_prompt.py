@@ -82,8 +82,9 @@ def test_the_guest_sees_the_rules_and_answers(tmp_path: Path, answer: str, leave
             assert g.returncode != 0
             assert "you declined the host's rules (hoyle with game_target=1)" in rest
             assert "error" not in rest, "declining is the player's choice, not an error"
-            assert h.wait() != 0
-            assert "declined" in h.output or "refused" in h.output
+            # the host goes back to waiting for another guest
+            h.wait_for(r"your guest declined your rules \(hoyle with game_target=1\)")
+            h.wait_for("is not kept; waiting for another guest")
             assert "your cards" not in rest
             assert "nothing was played, so" in rest and "is not kept" in rest
             assert not list((tmp_path / "g").glob("games/*")), "no files left behind"
@@ -211,7 +212,7 @@ def test_a_guest_killed_at_the_question_joins_the_same_host_again(
         rest = _rest(again, "no\n")
         assert again.returncode == 1, rest
         assert "you declined the host's rules (hoyle with game_target=1)" in rest
-        assert h.wait() != 0
+        h.wait_for("waiting for another guest")
         assert not list((tmp_path / "g" / "games").glob("*")), "no files left behind"
     finally:
         for proc in (g, again):
@@ -237,8 +238,9 @@ def test_a_guest_killed_just_after_saying_yes_is_told_to_resume(
 
         joined = run_ginp2p(tmp_path / "g", "join", join)
         assert joined.returncode == 1, joined.stdout + joined.stderr
-        assert "you have an unfinished game with this host: continue it with `ginp2p resume " \
-               f"{old}`" in joined.stderr  # fmt: skip
+        assert "you have an unfinished game with this host, game 1 of `ginp2p games` (Hosta, " \
+               "began " in joined.stderr  # fmt: skip
+        assert "continue it with `ginp2p resume 1`" in joined.stderr
 
         back = piped(tmp_path / "g", "resume", str(old), "--linger", "1")
         seen = _read_until(back, "your cards:")
@@ -333,7 +335,8 @@ def test_a_guest_that_insists_on_a_setting_is_told_which_differs(tmp_path: Path)
             "refused: the host's rules (classic) were declined: the host plays "
             "game_target=1 (the guest asked for 50)\n" in rest
         )  # knock_limit agrees
-        assert h.wait() != 0 and "the host plays game_target=1" in h.output
+        h.wait_for(r"your guest turned your game down: the host's rules \(classic\) were "
+                   "declined: the host plays game_target=1")  # fmt: skip
     finally:
         stop(g)
         h.kill()

@@ -32,7 +32,7 @@ def test_a_wrong_code_fails_clearly_and_pins_nothing(games: Games) -> None:
         bad = await games.start(games.guest(h, "Bad", pair_code="8-tulip-anchor"))
         assert await games.finish(bad) == [1]
         assert "wrong pairing code" in bad.output
-        await h.wait_for("a guest failed to pair: wrong pairing code")
+        await h.wait_for("a guest gave a wrong pairing code")
         await h.wait_for("2 pairing attempts left")
         assert peers.all(home=games.home("Bad")) == peers.all(home=games.home("Hosta")) == []
         assert not bad.path.exists(), "nothing saved on failure"

@@ -117,16 +117,16 @@ def test_the_corpus_script_rebuilds_a_case(tmp_path: Path,
     assert made.read_bytes() == (CORPUS / f"{name}.ginlog").read_bytes()
 
 
-def test_a_file_that_is_no_log_blames_nobody_and_owes_nothing(
-    capsys: pytest.CaptureFixture[str],
+def test_a_file_that_is_no_log_has_no_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = str(CORPUS / "damaged-not-a-log.ginlog")
-    assert main(["audit", path, "--json"]) == 3
+    """Bytes that are no game log hold no game to judge: no verdict (exit 4), said as
+    replay and export say it, never "damaged" (which blames a file's loss on nobody)."""
+    path = tmp_path / "noise.ginlog"
+    path.write_bytes(random.Random(9).randbytes(300))
+    assert main(["audit", str(path), "--json"]) == 4
     doc = json.loads(capsys.readouterr().out)
-    # nothing in it was verified: no "host has not sent their hello", no set-up verdict
-    assert doc["owed"] == [] and doc["hands"] == [] and doc["cheat"] is None
-    assert main(["audit", path]) == 3
-    assert "Owed:" not in capsys.readouterr().out
+    assert doc["verdict"] is None and "is not a ginp2p game log" in doc["error"]
 
 
 @pytest.mark.parametrize(("name", "want"), [

@@ -79,28 +79,22 @@ def test_audit_replay_and_export_say_the_same_of_a_file_they_cannot_read(
              pgn: " is not a ginp2p game log: it does not begin with GINLOG1"}  # fmt: skip
     for path, words in cases.items():
         said = []
-        for command in ("replay", "export") + (("audit",) if path != pgn else ()):
+        for command in ("replay", "export", "audit"):
             code = main([command, str(path)] + (["--plain"] if command == "replay" else []))
             assert code == (NO_VERDICT if command == "audit" else 1)
             out, err = capsys.readouterr()
             assert out == "" and err == f"ginp2p {command}: error: {path}{words}\n"
             said.append(err.split(": error: ", 1)[1].strip())
-        if path != pgn:
-            assert main(["audit", "--json", str(path)]) == NO_VERDICT
-            doc = json.loads(capsys.readouterr().out)
-            assert doc == {"schema": 1, "verdict": None, "exit": NO_VERDICT, "error": said[0]}
+        assert len(set(said)) == 1, said
+        assert main(["audit", "--json", str(path)]) == NO_VERDICT
+        doc = json.loads(capsys.readouterr().out)
+        assert doc == {"schema": 1, "verdict": None, "exit": NO_VERDICT, "error": said[0]}
     # resume says it too, before it looks for the game's other files ("notes.peer is
     # missing: it says how to rejoin the game" was no answer for a file of notes)
     notes = tmp_path / "notes.ginlog"
     shutil.copy(pgn, notes)
     assert main(["resume", str(notes)]) == 1
     assert capsys.readouterr().err == f"ginp2p resume: error: {notes}{cases[pgn]}\n"
-    # another program's file is "unreadable", so the audit's verdict is damaged (exit
-    # 3), blaming nobody, and it invents no players
-    assert main(["audit", str(pgn)]) == 3
-    out = capsys.readouterr().out
-    assert out.startswith("ginp2p audit: DAMAGED (exit 3)\nno entries: the players are not known\n")
-    assert f"cannot be read as a game log ({said[0]})" in out
 
 
 def test_an_empty_file_is_damaged_and_nobody_owes_anything(
@@ -329,9 +323,9 @@ def test_games_lists_a_bad_file_without_hiding_the_others(
     assert re.search(r"\[audit: cheated\]\s+\S*b\.ginlog", out)
     # began: when its name was given, else when it was last written
     entry = r" [^\n]*\n(?:[^\n]*\n)?\s+\S*/"  # the date, a line or two, then the file
-    assert re.search(rf"^2025-01-02 03:04{entry}20250102-030405-guest\.ginlog$", out, re.M)
+    assert re.search(rf"^\d  2025-01-02 03:04{entry}20250102-030405-guest\.ginlog$", out, re.M)
     written = time.strftime("%Y-%m-%d %H:%M", time.localtime((games / "b.ginlog").stat().st_mtime))
-    assert re.search(rf"^{written}{entry}b\.ginlog$", out, re.M), out
+    assert re.search(rf"^\d  {written}{entry}b\.ginlog$", out, re.M), out
     assert re.search(r"unreadable: Is a directory\s+\S*a\.ginlog", out)
     assert re.search(r"unreadable: a pipe or a device\s+\S*c\.ginlog", out)
     for wrong, words in ((FALSE_GIN, " is not a folder"), (tmp_path / "gmaes", ": no such folder")):
@@ -359,15 +353,15 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
     assert main(["games", "--log-dir", str(games)]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    files = [line for line in lines if line.startswith(f"  {games}")]
+    files = [line for line in lines if line.startswith(f"   {games}")]  # under the number
     assert files == [
-        f"  {games / name}"
+        f"   {games / name}"
         for name in ("20250102-120000-host.ginlog", "20250101-120000-host.ginlog")
     ], out
     assert max(len(line) for line in lines if line not in files) < 80, out
-    assert re.search(r"\n\S+ \S+  Bob +hoyle\* +lost \d+ to \d+ \(reached the target\)\n", out)
-    assert re.search(r"  classic\*  lost 0 to 0 \(you cheated\)\n {38}\[audit: cheated\]\n", out)
-    assert "\n  * hoyle with game_target=10\n" in out and "  * classic with game_target=10" in out
+    assert re.search(r"\n2  \S+ \S+  Bob +hoyle\* +lost \d+ to \d+ \(reached the target\)\n", out)
+    assert re.search(r"  classic\*  lost 0 to 0 \(you cheated\)\n {41}\[audit: cheated\]\n", out)
+    assert "\n   * hoyle with game_target=10\n" in out and "   * classic with game_target=10" in out
     # the longest a name, a preset and a result get: the result wraps in its column
     from ginp2p.cli.records import _games_table
     from ginp2p.files.games import GameInfo
@@ -382,16 +376,16 @@ def test_games_fits_80_columns_and_marks_rules_changed_by_set(
         ("game_target=50", "knock_limit=none", "layoffs=false", "max_run_length=5"),
     )
     table = _games_table([long], 80)
-    assert max(len(line) for line in table if line != f"  {long.path}") < 80, table
+    assert max(len(line) for line in table if line != f"   {long.path}") < 80, table
     assert any(line.endswith("[audit: cheated]") for line in table), table
-    assert table[-1].startswith("    ") and table[-2].startswith("  * italian-jokers with ")
+    assert table[-1].startswith("     ") and table[-2].startswith("   * italian-jokers with ")
     # a name in wide letters (two columns each) is cut and padded by columns
     from prompt_toolkit.utils import get_cwidth
 
     wide = GameInfo(games / "y.ginlog", "2025-01-04 12:00", "host", "山田花子" * 5, "classic",
                     "won 100 to 0 (reached the target)", ())  # fmt: skip
     head, row = _games_table([wide, long], 80)[:2]
-    assert row.startswith("2025-01-04 12:00  山田花子山田花子  ")
+    assert row.startswith("1  2025-01-04 12:00  山田花子山田花子  ")
     rules_at = get_cwidth(row[: row.index("classic")])
     assert rules_at == head.index("rules"), (head, row)
 
@@ -477,7 +471,7 @@ def test_games_calls_a_game_not_dealt_yet_unfinished_as_join_does(
     assert main(["games"]) == 0
     out = capsys.readouterr().out
     assert "not started" not in out and " guest " not in out, out
-    rows = [re.split(r"  +", line)[1:] for line in out.splitlines() if line[:1].isdigit()]
+    rows = [re.split(r"  +", line)[2:] for line in out.splitlines() if line[:1].isdigit()]
     assert rows == [
         [who, "classic*", "unfinished, not dealt yet"] for who in ("Ann", "-", "Bobby", "Computer")
     ], out
@@ -736,7 +730,7 @@ def test_an_mdns_interface_that_is_no_address_of_this_computer_is_refused(
 
 
 @pytest.mark.parametrize(("args", "says"), [
-    (["resume", ""], "argument FILE.ginlog: empty: give a game's .ginlog file"),
+    (["resume", ""], "argument GAME: empty: give a game's number or file"),
     (["replay", ""], "argument GAME.ginlog: empty: give a game's .ginlog file"),
     (["export", ""], "argument GAME.ginlog: empty: give a game's .ginlog file"),
     (["audit", str(FALSE_GIN), ""], "argument OTHER.ginlog: empty: give a game's .ginlog file"),

@@ -20,6 +20,7 @@ from ginp2p.game.rules import get_preset
 from ginp2p.proto import events as ev
 from ginp2p.proto.entry import GUEST, HOST, Entry
 from ginp2p.proto.protocol import PeerProtocol
+from ginp2p.record.export import text_lines
 from ginp2p.testing.fakelink import FakeLink, bot_player, make_pair
 from tests.helpers import Match, play_match, write
 
@@ -66,7 +67,8 @@ def test_an_opened_match_shows_every_deal_move_and_score(honest: Match, tmp_path
     points = doc["hands"][-1]["scores"]
     assert points == {"host": m.scores[0], "guest": m.scores[1]} and m.scores != m.totals
     bonuses = doc["result"]["bonuses"]
-    assert [b["what"] for b in bonuses] == ["game bonus", f"{RULES.box_bonus} for each hand won"]
+    box = f"{RULES.box_bonus} per hand won by the winner"  # (classic: the loser gets none)
+    assert [b["what"] for b in bonuses] == ["game bonus", box]
     for side in ("host", "guest"):
         assert points[side] + sum(b[side] for b in bonuses) == doc["result"]["scores"][side]
     w = 0 if doc["result"]["winner"] == "host" else 1
@@ -281,3 +283,33 @@ def test_a_forfeit_by_the_player_ahead_says_nobody_pays(
     assert f"\nTotal: Ann {lead}, Bob 0\nnobody pays: Ann was ahead by {lead}, and " \
            "whoever forfeits the match is paid nothing\n" in text, text[-400:]  # fmt: skip
     assert " wins by " not in text
+
+
+def test_the_export_says_who_pays_and_whose_hands_the_box_counts(
+        capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+    """Hoyle's settlement: after the bonuses the smaller total pays the larger the
+    difference. The export said "wins by" where the winner was ahead and nothing where
+    the winner ended with the smaller total (hoyle's box bonuses go to both): its JSON
+    names who pays (``pays``), and its text says so where "wins by" would mislead. The
+    box bonus says whose hands it counts."""
+    corpus = Path(__file__).parents[1] / "corpus"
+    doc = export_json(corpus / "clean-hoyle.ginlog", capsys)
+    result = doc["result"]
+    assert result["winner"] == "guest" and result["margin"] == 125
+    assert result["pays"] == {"player": "host", "to": "guest", "points": 125}
+    assert [b["what"] for b in result["bonuses"]] == ["game bonus", "20 for each hand won"]
+    classic = export_json(corpus / "clean-classic.ginlog", capsys)["result"]
+    assert [b["what"] for b in classic["bonuses"]] == ["game bonus",
+                                                       "25 per hand won by the winner"]  # fmt: skip
+    # nobody pays: rumino counts low totals as good; a claim at 0-0
+    assert export_json(corpus / "clean-rumino.ginlog", capsys)["result"]["pays"] is None
+    claimed = export_json(corpus / "incomplete-claim-answers.ginlog", capsys)["result"]
+    assert claimed["margin"] == 0 and claimed["pays"] is None
+    # the same document, had the box bonuses left the winner 15 behind (what `document`
+    # writes for such a match: ``settlement`` in tests/console/test_narrow_and_marks.py)
+    behind = {**result, "margin": -15, "pays": {"player": "guest", "to": "host", "points": 15}}
+    text = "\n".join(text_lines({**doc, "result": behind}, ascii=True))
+    assert "\nthe smaller total pays the difference: Bob pays Ann 15\n" in text, text[-300:]
+    assert " wins by " not in text
+    ahead = "\n".join(text_lines(doc, ascii=True))
+    assert "\nBob wins by 125\n" in ahead and "smaller total pays" not in ahead

@@ -128,7 +128,7 @@ def test_help_tells_the_rules_being_played_and_ctrl_c_only_at_a_terminal(
     typed = _Said("classic")
     LinePlayer()._line(typed, "help")  # type: ignore[arg-type]
     assert "You may knock with deadwood of 10 or less; with none, go gin." in " ".join(typed.lines)
-    assert any(line.startswith("  Ctrl-C") for line in typed.lines)
+    assert any(line.startswith("     Ctrl-C") for line in typed.lines)
 
 
 def test_help_lists_only_the_commands_these_rules_have() -> None:
@@ -140,26 +140,24 @@ def test_help_lists_only_the_commands_these_rules_have() -> None:
     from ginp2p.present.commands import help_text
 
     def commands(rules: Any) -> list[str]:
+        """What is typed, each line's, after its letter (if any)."""
         text = help_text(rules, ctrl_c=True)
         assert all(len(line) <= 80 for line in text.splitlines()), rules.name
-        return [
-            line.split("  ")[1].strip() if line.startswith("  ") and line.strip() else ""
-            for line in text.split("\n\n", 1)[1].splitlines()
-        ]
+        return [line[5:].split("  ")[0] for line in text.split("\n\n", 1)[1].splitlines()]
 
     for rules in PRESETS.values():
         commands(rules)
     rumino = commands(get_preset("rumino"))
     assert "knock" in rumino and "rumino CARD" in rumino and "show [7h 8h 9h]" in rumino
-    assert not {"knock CARD", "take | pass", "gin CARD | gin", "show [7h 8h 9h] lay 5d"} & \
+    assert not {"knock CARD", "take", "pass", "gin CARD | gin", "show [7h 8h 9h] lay 5d"} & \
         set(rumino)  # fmt: skip
     classic = commands(get_preset("classic"))
-    assert {"knock CARD", "take | pass", "gin CARD | gin", "show [7h 8h 9h] lay 5d"} <= \
+    assert {"knock CARD", "take", "pass", "gin CARD | gin", "show [7h 8h 9h] lay 5d"} <= \
         set(classic) and "knock" not in classic and "rumino CARD" not in classic  # fmt: skip
-    assert "take or pass the first upcard; pass at the wall" in help_text(
+    assert "  p  pass                    pass the first upcard; pass at the wall" in help_text(
         get_preset("openspiel"), ctrl_c=False
     )
-    assert "take | pass" not in commands(get_preset("french"))
+    assert "take" not in commands(get_preset("french"))
     assert "show [7h 8h 9h]" in commands(get_preset("classic").with_(layoffs=False))
 
 
@@ -320,3 +318,92 @@ def test_the_line_mode_reads_a_live_game_through_the_sessions_seat() -> None:
         assert said[-1] == "your move: take | pass"
     else:
         assert said[-1] == "waiting for Ann to connect…"
+
+
+class _Asked:
+    """A seat before the first deal, as the prompt's keys reach it: what it says (a key
+    may be typed as a line is said), and what it sends."""
+
+    done = over = finished = begun = False
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.sent: list[object] = []
+        self.typing: Any = None  # called as a line is said
+
+    def say(self, text: str) -> None:
+        self.lines += text.splitlines()
+        if self.typing is not None:
+            self.typing()
+
+    def submit(self, cmd: object) -> None:
+        self.sent.append(cmd)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="a POSIX terminal")
+def test_ctrl_d_typed_as_a_line_prints_is_not_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-D typed at the prompt just as a line is printed above it (the other player's
+    move), or as the next prompt comes up after a line, is Ctrl-D: it asks to leave, and
+    at the question it leaves. In the terminal's own line mode, were the prompt to hand
+    the terminal back to it meanwhile, a Ctrl-D is an end of input and no key: the
+    prompt then read a Ctrl-@ for it, and the game went on as if nothing was typed."""
+    import asyncio
+    import os
+    import pty
+    import select
+
+    from prompt_toolkit.application import create_app_session, run_in_terminal
+    from prompt_toolkit.output import create_output
+
+    from ginp2p.console.line import LinePlayer
+    from ginp2p.present.commands import QuitCmd
+    from tests.processes import until
+
+    master, slave = pty.openpty()
+    keyboard = open(slave, encoding="utf-8")  # noqa: SIM115 (closed below)
+    screen = open(os.dup(slave), "w", encoding="utf-8")  # noqa: SIM115
+    shown = bytearray()
+    monkeypatch.setattr(sys, "stdin", keyboard)
+    monkeypatch.setattr(sys, "stdout", screen)
+    monkeypatch.setenv("PROMPT_TOOLKIT_NO_CPR", "1")  # nobody says where the cursor is
+    player, seat = LinePlayer(), _Asked()
+
+    def ctrl_d() -> None:  # typed, and in the terminal
+        os.write(master, b"\x04")
+        select.select([slave], [], [], GUARD)
+
+    async def play() -> None:
+        loop = asyncio.get_running_loop()
+        loop.add_reader(master, lambda: shown.extend(os.read(master, 4096)))
+        game = asyncio.ensure_future(player._run_prompt(seat))  # type: ignore[arg-type]
+        try:
+            await until(lambda: b"ginp2p>" in shown, "the prompt", guard=15)
+
+            def printing() -> None:  # as patch_stdout prints a line above the prompt
+                screen.write("Computer discarded QS\n")
+                screen.flush()
+                ctrl_d()
+
+            await run_in_terminal(printing)
+            await until(lambda: player.asking, "the question after Ctrl-D", guard=15)
+            assert seat.lines[-2:] == [
+                "leave? nothing has been played yet, so nothing is kept",
+                "type y to leave, n to stay (Ctrl-C again leaves)",
+            ]
+            seat.typing = ctrl_d  # as an empty answer is answered: no prompt is up
+            os.write(master, b"\r")
+            await until(game.done, "leaving after Ctrl-D at the question", guard=15)
+            game.result()
+        finally:
+            game.cancel()
+            loop.remove_reader(master)
+
+    try:
+        with create_app_session(output=create_output(screen)):
+            asyncio.run(play())
+    finally:
+        keyboard.close()
+        screen.close()
+        os.close(master)
+    assert seat.sent == [QuitCmd()]
+    assert b"Computer discarded QS" in shown

@@ -421,7 +421,7 @@ def test_a_game_played_by_two_processes_replays(
                            "--linger", "3"], capture_output=True, text=True, timeout=180,
                           stdin=subprocess.DEVNULL, env=env)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
-    (path,) = (home / "games").glob("*.ginlog")
+    (path,) = (home / "games" / "watched").glob("*.ginlog")
     r = load_replay(path)
     # the player's secrets beside the log, the computer's beside its own copy
     assert all(r.secrets) and r.default_view() == "host"
@@ -434,7 +434,7 @@ def test_a_game_played_by_two_processes_replays(
     assert f"final score {s[HOST]}" in fragment_text(screen(v))
     assert main(["replay", str(path), "--plain"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1] == "view: Computer 1 (host); audit: clean"
+    assert lines[1] == "view: Bot (host); audit: clean"
     assert (
         lines[-1]
         == f"end: match over: {report.names[w]} wins, {s[w]} to {s[1 - w]} (reached the target)"
@@ -443,7 +443,8 @@ def test_a_game_played_by_two_processes_replays(
     n = report.names
     sheet = [line.strip() for line in lines if line.startswith("       ")][-5:]
     assert sheet[0].startswith(f"points from the hands: {n[0]} ")
-    assert sheet[1].startswith("game bonus: ") and sheet[2].startswith("25 for each hand won: ")
+    assert sheet[1].startswith("game bonus: ")
+    assert sheet[2].startswith("25 per hand won by the winner: ")
     assert sheet[3] == f"total: {n[0]} {s[0]}, {n[1]} {s[1]}"
     assert sheet[4] == f"{n[w]} wins by {s[w] - s[1 - w]}"  # what the match is settled by
     assert "total: " in fragment_text(screen(v))
@@ -702,7 +703,11 @@ def test_moves_prints_the_moves_even_in_a_terminal(saved: Path, monkeypatch: pyt
     monkeypatch.setattr(viewer, "run", lambda *a, **k: opened.append(a) or 0)
     assert main(["replay", str(saved)]) == 0 and len(opened) == 1  # a terminal: the viewer
     assert main(["replay", str(saved), "--moves", "--ascii"]) == 0 and len(opened) == 1
-    lines = capsys.readouterr().out.splitlines()
+    from ginp2p.cli.output import RESTORE_TERMINAL
+
+    out = capsys.readouterr().out
+    assert out.startswith(RESTORE_TERMINAL * 2)  # each command mends the terminal first
+    lines = out.removeprefix(RESTORE_TERMINAL * 2).splitlines()
     assert lines[0].startswith("Ann (host) vs Bob (guest)") and lines[-1].startswith("end: ")
     assert any("discards" in x for x in lines) and not any("shuffles" in x for x in lines)
     assert main(["replay", str(saved), "--moves", "--at", "end"]) == 2

@@ -24,7 +24,7 @@ import msgpack
 import nacl.signing
 import pytest
 
-from ginp2p.files.logfile import LogFile
+from ginp2p.files.logfile import LogFile, NotALog
 from ginp2p.files.records import audit_file
 from ginp2p.game.rules import get_preset
 from ginp2p.present.words import KIND_WORDS
@@ -275,12 +275,11 @@ def test_the_audit_reads_a_file_another_process_holds(real: Played, real_report:
         assert audit_file(path) == real_report  # the writer holds the exclusive lock
 
 
-def test_a_file_that_is_no_log_is_damage(tmp_path: Any) -> None:
+def test_a_file_that_is_no_log_is_refused_and_a_damaged_one_judged(tmp_path: Any) -> None:
     path = tmp_path / "x.ginlog"
     path.write_bytes(b"hello, world")
-    r = audit_file(path)
-    assert r.verdict is Verdict.DAMAGED and r.exit_code == 3 and r.entries == 0
-    assert "cannot be read" in r.damage[0]
+    with pytest.raises(NotALog, match="is not a ginp2p game log"):
+        audit_file(path)  # no game to judge, as replay and export say
     path.write_bytes(LogFile.MAGIC + ev.pack([1]) + b"\xc4\x03ab" + b"\xff" * 10)
     r = audit_file(path)
     assert r.verdict is Verdict.DAMAGED

@@ -1,69 +1,48 @@
 """Which key does what at the table: the key bindings, each active only where its
 intent makes sense (a question asked, the help open, a declaration being laid, the
 command line open), the answer to a key of no use, and the command line with its
-completion of verbs and cards. What each intent does is :mod:`.intents`'.
+completion of verbs and cards, shown as a menu. The letters are the vocabulary's
+(:mod:`ginp2p.present.vocabulary`), the same as the line prompt's. What each intent does
+is :mod:`.intents`'.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any
 
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.completion import CompleteEvent, Completer, Completion
-from prompt_toolkit.document import Document
-from prompt_toolkit.filters import Condition
+from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.keys import Keys
+from prompt_toolkit.layout import AnyContainer, Float, FloatContainer
 from prompt_toolkit.layout.controls import FormattedTextControl
+from prompt_toolkit.layout.menus import CompletionsMenu
 
+from ginp2p.console import completion
+from ginp2p.console.completion import card_word
 from ginp2p.console.tui.intents import Intents
 from ginp2p.console.tui.keys import IDLE_KEYS, does_nothing, key_name
 from ginp2p.console.tui.look import Look
 from ginp2p.console.tui.render import CHOICE_KEYS
-from ginp2p.game.cards import RANKS, Card
 from ginp2p.present.commands import RulesCmd
+from ginp2p.present.vocabulary import VOCABULARY
 
 __all__ = ["CommandCompleter", "KeyedTable", "card_word"]
 
-VERBS = ("stock", "pile", "take", "pass", "discard", "knock", "gin", "rumino", "show", "say",
-         "claim", "resign", "quit", "help")  # fmt: skip
+#: The intent a letter of the vocabulary leads to at the table where a key does more
+#: than type its command: a knock or a gin is proposed first, a claim and leaving are
+#: asked, the help opens. The other letters type their command (``p``: ``pass``).
+_AT_TABLE = {"knock": "knock", "gin": "gin", "claim": "ask_claim", "quit": "ask_leave",
+             "help": "open_help"}  # fmt: skip
 
 
-def card_word(card: Card) -> str:
-    """How a person types a card: ``7h``, ``10h``, ``qs``, ``jk`` (``7h'``: the second
-    copy, marked as the screen marks it)."""
-    if card.suit is None:
-        word = "jk"
-    else:
-        word = ("10" if card.rank == 10 else RANKS[card.rank].lower()) + card.suit.letter.lower()
-    return word + "'" * card.copy
-
-
-class CommandCompleter(Completer):
-    """Completes the command line: the verbs, then the cards of your hand that fit."""
+class CommandCompleter(completion.CommandCompleter):
+    """Completes the command line: the commands of these rules, then the cards of your
+    hand that fit."""
 
     def __init__(self, table: Intents) -> None:
-        self.table = table
-
-    def get_completions(self, document: Document,
-                        complete_event: CompleteEvent) -> Iterable[Completion]:  # fmt: skip
-        text = document.text_before_cursor
-        words = text.split()
-        if not words or (len(words) == 1 and not text.endswith(" ")):
-            prefix = words[0].lower() if words else ""
-            for verb in VERBS:
-                if verb.startswith(prefix):
-                    yield Completion(verb, -len(prefix))
-            return
-        if len(words) > 2 or (len(words) == 2 and text.endswith(" ")):
-            return
-        verb = words[0].lower()
-        prefix = words[1].lower() if len(words) == 2 else ""
-        for card in self.table.cards_for(verb):
-            word = card_word(card)
-            if word.startswith(prefix):
-                yield Completion(word, -len(prefix), display=self.table.look.name(card))
+        super().__init__(table.cards_for, lambda c: table.look.name(c), table.rules_known)
 
 
 class KeyedTable(Intents):
@@ -90,6 +69,8 @@ class KeyedTable(Intents):
         done = Condition(lambda: self.result is not None and self.summary is None)
         free = ~command & ~confirm & ~helping & ~offered & ~final & ~editing
         play = free & ~drafting
+        # first: any binding below of the same key comes before these
+        self._idle(kb, play | (drafting & free & ~summary) | (editing & ~confirm))
 
         def on(*keys: str, filter: Any) -> Callable[[Callable[[], None]], Callable[[], None]]:
             def register(fn: Callable[[], None]) -> Callable[[], None]:
@@ -143,8 +124,9 @@ class KeyedTable(Intents):
             self._submit(RulesCmd(False))
 
         @on("?", filter=free)
+        @on("f1", filter=free)
         def _help() -> None:
-            self.show_help = True
+            self.open_help()
 
         @on("escape", filter=helping & ~confirm)
         @on("q", filter=helping & ~confirm)
@@ -178,34 +160,10 @@ class KeyedTable(Intents):
         def _discard() -> None:
             self.discard()
 
-        @on("s", filter=play)
-        def _stock() -> None:
-            self.summary = None
-            self.typed("stock")
-
-        @on("d", filter=play)
-        def _pile() -> None:
-            self.summary = None
-            self.take()
-
-        @on("p", filter=play)
-        def _pass() -> None:
-            self.summary = None
-            self.typed("pass")
-
-        @on("k", filter=play)
-        def _knock() -> None:
-            self.summary = None
-            self.knock()
-
-        @on("g", filter=play)
-        def _gin() -> None:
-            self.summary = None
-            self.gin()
-
-        @on("c", filter=play)
-        def _claim() -> None:
-            self.ask_claim()
+        for w in VOCABULARY:  # the letters, as the line prompt reads them
+            if w.key is not None:
+                where: Filter = play if w.move or w.name in ("claim", "look") else free
+                on(w.key, filter=where)(self._letter(w.name, w.move))
 
         @on(":", filter=free)
         @on("/", filter=free)
@@ -260,12 +218,29 @@ class KeyedTable(Intents):
             if self.app is not None:
                 self.app.exit()
 
-        # Last, and only where the table's own keys are read: any binding above, and
-        # prompt_toolkit's own (Ctrl-L, the arrows, Esc), still comes first.
-        for key in (Keys.Any, *IDLE_KEYS):
-            kb.add(key, filter=play)(self._unknown_key)
-
         return kb
+
+    def _letter(self, name: str, move: bool) -> Callable[[], None]:
+        """What the letter of the command ``name`` does: a move closes the hand's
+        summary first; the table's own intent where it has one, else the command."""
+        does = _AT_TABLE.get(name)
+
+        def press() -> None:
+            if move:
+                self.summary = None
+            if does is not None:
+                getattr(self, does)()
+            else:
+                self.typed(name)
+
+        return press
+
+    def _idle(self, kb: KeyBindings, filter: Filter) -> None:
+        """Where ``filter`` holds, a key of no use says so. Bound before every other key:
+        a binding of the same key added later (Tab while the melds are laid) comes
+        first, and so do prompt_toolkit's own for keys outside IDLE_KEYS (Ctrl-L)."""
+        for key in (Keys.Any, *IDLE_KEYS, "left", "right"):
+            kb.add(key, filter=filter)(self._unknown_key)
 
     def _unknown_key(self, event: KeyPressEvent) -> None:
         """A key the table has no use for says so, in place of the last message: silence
@@ -287,8 +262,23 @@ class KeyedTable(Intents):
                 if name.isupper() and self._does_something(event, name.lower())
                 else ""
             )
-            self.message = ("class:error", does_nothing(name, caps))
+            self.message = ("class:error", self._drafted(name) or does_nothing(name, caps))
             self.refresh()
+
+    def _drafted(self, name: str) -> str | None:
+        """The answer to a key of no use while a declaration is open (your showdown, a
+        knock or a gin proposed, melds being laid), with the keys that work there; None
+        elsewhere."""
+        d = self.draft
+        if d is None:
+            return None
+        if d.editing:
+            return f"{name} does nothing here: a listed key adds its meld or layoff, " \
+                "Backspace takes the last back, Enter sends, Esc goes back"  # fmt: skip
+        what = "your showdown" if d.kind == "show" else "the proposal"
+        esc = "" if d.kind == "show" else ", Esc cancels it"
+        return f"{name} does nothing in {what}: Enter sends it, e changes the melds{esc} " \
+            "(? lists the keys)"  # fmt: skip
 
     def _does_something(self, event: KeyPressEvent, key: str) -> bool:
         """Whether ``key`` has a use here and now (not merely "does nothing")."""
@@ -302,6 +292,13 @@ class KeyedTable(Intents):
             self.refresh()
 
         return pick
+
+    def with_menu(self, content: AnyContainer) -> FloatContainer:
+        """``content`` with the command line's completions over it: a menu by the
+        cursor (above it, where the line is at the bottom), each command with its letter
+        and what it does, each card as the table shows it; up and down go through it."""
+        menu = CompletionsMenu(max_height=8, scroll_offset=1)
+        return FloatContainer(content, floats=[Float(xcursor=True, ycursor=True, content=menu)])
 
     def close_command(self) -> None:
         self.command_mode = False

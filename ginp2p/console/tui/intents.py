@@ -34,11 +34,9 @@ from ginp2p.present.draft import Draft, draft_from
 from ginp2p.present.seat_words import leave_question, no_claim_words
 from ginp2p.present.summary import HandSummary, MatchSummary
 from ginp2p.present.view import Situation, TableView, build_view
+from ginp2p.present.vocabulary import lookup
 
-__all__ = ["CARD_VERBS", "Intents", "situation"]
-
-CARD_VERBS = ("discard", "d", "knock", "gin", "rumino")
-"""The typed commands that take a card (what the command line completes with cards)."""
+__all__ = ["Intents", "situation"]
 
 
 def situation(seat: Seat) -> Situation:
@@ -122,24 +120,32 @@ class Intents:
             self.selected = v.hand[-1] if v.hand else None
 
     def cards_for(self, verb: str) -> list[Card]:
-        """The cards that complete a command: knock/gin only offer discards that work."""
+        """The cards that complete a command (its name, or a letter or start of it):
+        knock/gin only offer discards that work."""
         v = self.view()
-        if v is None:
+        named = lookup(verb)
+        if v is None or named is None or named.arg != "CARD":
             return []
-        if verb == "knock":
+        if named.name == "knock":
             return [k.discard for k in v.knocks if not k.gin and k.discard is not None]
-        if verb == "gin":
+        if named.name == "gin":
             return [k.discard for k in v.knocks if k.gin and k.discard is not None]
-        if verb in CARD_VERBS:
-            return list(v.hand)
-        return []
+        return list(v.hand)
 
     def _rules(self) -> RuleSet | None:
         assert self.seat is not None
         m = self.seat.match
         return m.rules if m is not None else None
 
+    def rules_known(self) -> RuleSet | None:
+        """The rules being played, once known (before the seat is given: None)."""
+        return self._rules() if self.seat is not None else None
+
     # -- intents (what a key means) -----------------------------------------------------
+    def open_help(self) -> None:
+        """``?``, ``h`` or F1: the rules being played, the keys, the commands."""
+        self.show_help = True
+
     def ask_claim(self) -> None:
         """A claim ends the match, so one key asks first, as a resignation does; why it
         cannot be made now is said on the message line, not added to the log."""
@@ -200,11 +206,6 @@ class Intents:
         i = v.hand.index(self.selected)
         self.selected = v.hand[(i + step) % len(v.hand)]
 
-    def _phase(self) -> Phase | None:
-        assert self.seat is not None
-        view = self.seat.hand()
-        return view.phase if view is not None else None
-
     def discard(self) -> None:
         v = self.view()
         if v is not None and v.phase == "wall" and v.my_turn:  # what the wall allows instead
@@ -235,10 +236,6 @@ class Intents:
         if any(k.gin for k in v.knocks):
             return "you have gin: g goes gin"
         return ""
-
-    def take(self) -> None:
-        """``d``: the upcard in the pass round, else the top of the discard pile."""
-        self.typed("take" if self._phase() is Phase.FIRST_UPCARD else "pile")
 
     def knock(self) -> None:
         """``k``: propose a knock discarding the chosen card, or, if it cannot knock, the

@@ -18,8 +18,8 @@ __all__ = ["IDLE_KEYS", "does_nothing", "key_name", "redraw_when_continued", "un
 IDLE_KEYS = ("tab", "s-tab", "insert", "delete", "up", "down", "home", "end", "pageup",
              "pagedown", *(f"f{n}" for n in range(1, 25)))  # fmt: skip
 _KEY_NAMES = {"c-i": "Tab", "s-tab": "Shift-Tab", "insert": "Insert", " ": "Space",
-              "delete": "Delete", "up": "Up", "down": "Down", "home": "Home", "end": "End",
-              "pageup": "PageUp", "pagedown": "PageDown"}  # fmt: skip
+              "delete": "Delete", "up": "Up", "down": "Down", "left": "Left", "right": "Right",
+              "home": "Home", "end": "End", "pageup": "PageUp", "pagedown": "PageDown"}  # fmt: skip
 
 
 def key_name(key: str) -> str | None:

@@ -9,6 +9,7 @@ that are not colour stay (reverse, underline, bold).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -18,9 +19,11 @@ from prompt_toolkit.styles import Style
 from ginp2p.game.cards import Card, ascii_names
 
 STYLE_RULES: dict[str, str] = {
-    "card.red": "fg:ansired bold",
-    "card.black": "fg:ansiblack bg:ansiwhite",
-    "card.joker": "fg:ansimagenta bold",
+    # every card face on the same light card, so both colours read on a dark terminal
+    # and on a light one (black ink alone vanishes on black)
+    "card.red": "fg:ansired bg:ansiwhite bold",
+    "card.black": "fg:ansiblack bg:ansiwhite bold",
+    "card.joker": "fg:ansimagenta bg:ansiwhite bold",
     "card.hidden": "fg:ansibrightblack",
     "card.selected": "reverse",
     "card.dead": "underline",
@@ -39,6 +42,22 @@ PLAIN = Style.from_dict({
     name: " ".join(w for w in rule.split() if not w.startswith(("fg:", "bg:")))
     for name, rule in STYLE_RULES.items()
 })  # fmt: skip
+
+
+#: The arrow keys as ``--ascii`` names them: its stand-ins for the arrows (``<``, ``>``)
+#: would read as keys of their own, which do nothing.
+ARROW_KEYS = {"←": "Left", "→": "Right", "↑": "Up", "↓": "Down"}
+#: Arrows that name keys: alone, in pairs (``←→``, ``←/→``, ``← →``), between blanks or
+#: brackets, or before another key's name (``↓/PgDn``). A layoff's arrow
+#: (``10♥→[7♥ 8♥ 9♥]``) touches its cards and is not one.
+_KEY_ARROWS = re.compile(r"(?<![^\s(])[←→↑↓](?:[/ ]?[←→↑↓])*(?![^\s),.:;/])")
+
+
+def arrow_words(text: str) -> str:
+    """``text`` with the arrows that name keys in words: ``←/→``, ``←→`` and ``← →``
+    become ``Left/Right``."""
+    return _KEY_ARROWS.sub(lambda m: "/".join(ARROW_KEYS[ch] for ch in m[0] if ch in ARROW_KEYS),
+                           text)  # fmt: skip
 
 
 def wants_colour(environ: Mapping[str, str] | None = None) -> bool:
@@ -88,8 +107,9 @@ class Look:
 
     def words(self, text: str) -> str:
         """Free text (a log line, a message) in this look: ``7♥``/``10♥`` become ``7H``/``TH``
-        under ``--ascii``, and ``·``/``…`` plain ASCII too."""
-        return ascii_names(text) if self.ascii else text
+        under ``--ascii``, ``·``/``…`` plain ASCII too, and the arrow keys their names
+        (``←/→``: ``Left/Right``)."""
+        return ascii_names(arrow_words(text)) if self.ascii else text
 
     def fragments(self, fragments: StyleAndTextTuples) -> StyleAndTextTuples:
         """Formatted text in this look: under ``--ascii`` every piece as :meth:`words`

@@ -4,7 +4,9 @@ console's own state) to rows of formatted text.
 A row is a list of ``(style, text)`` fragments. Nothing here reads a terminal, so a
 test can draw the table at 80×24 and read it back as plain text. Rows never rely on
 colour alone: melds are bracketed, the chosen card has a ``^^`` marker under it, so
-``NO_COLOR`` and ``--ascii`` lose nothing.
+``NO_COLOR`` and ``--ascii`` lose nothing. Nothing is cut off in silence either: a row too
+wide for the terminal goes on over more rows (:func:`wrap_row`), and what still cannot
+fit ends in ``…``.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ __all__ = [
     "CHOICE_KEYS",
     "MIN_WIDTH",
     "Row",
+    "cut",
     "draft_rows",
     "fit",
     "hand_rows",
@@ -40,6 +43,7 @@ __all__ = [
     "table_rows",
     "too_small",
     "wrap",
+    "wrap_row",
 ]
 
 Row = list[tuple[str, str]]
@@ -55,8 +59,15 @@ def plain(rows: Sequence[Row]) -> str:
     return "\n".join("".join(t for _, t in row).rstrip() for row in rows)
 
 
-def fit(row: Row, width: int) -> Row:
-    """The row cut to ``width`` cells (a cut ends in ``…``)."""
+def fit(row: Row, width: int, mark: str = "…") -> Row:
+    """The row cut to ``width`` cells: a cut ends in ``mark`` (``..`` under ``--ascii``);
+    blanks at its end go first, and are no cut."""
+    if _width(row) > width:
+        row = list(row)
+        while row and _width(row) > width and not row[-1][1].strip():
+            row.pop()
+        if row and _width(row) > width:
+            row[-1] = (row[-1][0], row[-1][1].rstrip())
     out: Row = []
     used = 0
     for style, text in row:
@@ -65,13 +76,13 @@ def fit(row: Row, width: int) -> Row:
             out.append((style, text))
             used += w
             continue
-        room = width - used - 1
+        room = width - used - get_cwidth(mark)
         part = ""
         for ch in text:
             if get_cwidth(part + ch) > room:
                 break
             part += ch
-        out.append((style, part + "…"))
+        out.append((style, part + mark))
         break
     return out
 
@@ -101,12 +112,63 @@ def wrap(fragments: StyleAndTextTuples, width: int, indent: int = 3) -> StyleAnd
     return out
 
 
-def join_rows(rows: Sequence[Row], width: int) -> StyleAndTextTuples:
+def wrap_row(row: Row, width: int, indent: int = 3) -> list[Row]:
+    """``row`` in rows of at most ``width`` cells: where it is wider it goes on over more
+    rows, each indented by ``indent``, broken at a blank after column ``indent`` and
+    outside a meld's brackets (inside one only where the meld is wider than a row); a
+    total (``= 14``) stays with its last card. A word that fits no row is left whole,
+    for :func:`fit` to cut with its ``…``."""
+    if _width(row) <= width:
+        return [row]
+    chars = [(style, ch) for style, text in row for ch in text]
+    rows: list[Row] = []
+    while True:
+        cells, depth, end = 0, 0, len(chars)
+        between: int | None = None  # the last blank between melds or words
+        inside: int | None = None  # the last blank inside brackets (a meld too wide)
+        for i, (_, ch) in enumerate(chars):
+            cells += get_cwidth(ch)
+            if cells > width:
+                end = i
+                break
+            after = chars[i + 1][1] if i + 1 < len(chars) else ""
+            if ch == "[":
+                depth += 1
+            elif ch == "]":
+                depth = max(0, depth - 1)
+            elif ch == " " and i > indent and chars[i - 1][1] != " " and after != "=":
+                if depth:
+                    inside = i
+                else:
+                    between = i
+        at = between if between is not None else inside
+        if end == len(chars) or at is None:
+            rows.append(_merged(chars))
+            return rows
+        rows.append(_merged(chars[:at]))
+        rest = chars[at:]
+        while rest and rest[0][1] == " ":
+            rest = rest[1:]
+        chars = [("", " ") for _ in range(indent)] + rest
+
+
+def _merged(chars: Sequence[tuple[str, str]]) -> Row:
+    """Characters back into fragments, one for each run of a style."""
+    row: Row = []
+    for style, ch in chars:
+        if row and row[-1][0] == style:
+            row[-1] = (style, row[-1][1] + ch)
+        else:
+            row.append((style, ch))
+    return row
+
+
+def join_rows(rows: Sequence[Row], width: int, mark: str = "…") -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
     for i, row in enumerate(rows):
         if i:
             out.append(("", "\n"))
-        out.extend(fit(row, width))
+        out.extend(fit(row, width, mark))
     return out
 
 
@@ -119,26 +181,26 @@ def _spread(left: Row, right: Row, width: int) -> Row:
     return [*left, ("", " " * max(1, gap)), *right] if gap >= 1 else left
 
 
-def _cut(text: str, cells: int) -> str:
-    """``text`` in at most ``cells`` cells (at least one): a cut ends in ``…``."""
+def cut(text: str, cells: int, mark: str = "…") -> str:
+    """``text`` in at most ``cells`` cells (at least one): a cut ends in ``mark``."""
     if get_cwidth(text) <= cells:
         return text
     part = ""
     for ch in text:
-        if get_cwidth(part + ch) > max(cells, 1) - 1:
+        if get_cwidth(part + ch) > max(cells, 1) - get_cwidth(mark):
             break
         part += ch
-    return part + "…"
+    return part + mark
 
 
-def _share(a: str, b: str, cells: int) -> tuple[str, str]:
+def _share(a: str, b: str, cells: int, mark: str = "…") -> tuple[str, str]:
     """Two names in ``cells`` cells between them: as they are if they fit, else the
     longer one shortened first, neither to less than half (a name from the other player
     may be 64 bytes long; a terminal may be narrow)."""
     if get_cwidth(a) + get_cwidth(b) <= cells or cells < 2:
         return a, b
-    a = _cut(a, max(cells - get_cwidth(b), cells // 2))
-    return a, _cut(b, cells - get_cwidth(a))
+    a = cut(a, max(cells - get_cwidth(b), cells // 2), mark)
+    return a, cut(b, cells - get_cwidth(a), mark)
 
 
 def padded(text: str, cells: int) -> str:
@@ -183,20 +245,29 @@ def _clock(seconds: float) -> str:
 # ------------------------------------------------------------------------ the table
 
 
-def header_rows(v: TableView, width: int) -> list[Row]:
-    """Names, scores and what they mean (hands won), the preset, the connection."""
+def header_rows(v: TableView, width: int, look: Look | None = None) -> list[Row]:
+    """Names, scores and what they mean (hands won), the preset, the connection; in
+    ``look``'s words (``--ascii``: its ``..`` is wider than ``…``), measured as shown."""
+    words = look.words if look is not None else str
+    mark = words("…")
     game = f" ginp2p · {v.preset}, {v.goal}" if v.preset else " ginp2p"
     if v.hand_no:
         game += f" · hand {v.hand_no}"
     link = v.link
     if link == "connected" and v.latency is not None:
         link += f" · {v.latency * 1000:.0f} ms"
+    elif link.endswith("connecting…"):  # whom: "connecting…" alone read as the network's
+        link = f"{link[:-1]} to {cut(v.names[1], max(8, width // 4))}…"
+    game, link = words(game), words(link)
     style = "class:dim" if v.link in ("connected", "game over") else "class:warn"
+    # the connection is never dropped for a long preset: the preset is shortened first
+    game = cut(game, width - get_cwidth(link) - 2, mark)
     top = _spread([("class:title", game)], [(style, link + " ")], width)
-    mine, theirs = f" (you) {v.scores[0]} · {v.standings[0]}", f" {v.scores[1]} · {v.standings[1]} "
+    mine = words(f" (you) {v.scores[0]} · {v.standings[0]}")
+    theirs = words(f" {v.scores[1]} · {v.standings[1]} ")
     # both names and both scores on one line: names too long for it are shortened
     room = width - 2 - get_cwidth(mine) - get_cwidth(theirs)  # a blank before, a gap between
-    a, b = _share(*v.names, room)
+    a, b = _share(words(v.names[0]), words(v.names[1]), room, mark)
     me, them = f" {a}{mine}", f"{b}{theirs}"
     return [top, _spread([("class:title", me)], [("class:title", them)], width),
             [("class:dim", "─" * width)]]  # fmt: skip
@@ -211,7 +282,7 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     opp = v.names[1]
     if v.opponent_shown is not None:
         theirs = shown_row(look, v.opponent_shown)
-        rows.append([("class:title", padded(f" {opp}:", label)), *theirs])
+        rows += wrap_row([("class:title", padded(f" {opp}:", label)), *theirs], width, label)
     elif v.phase:
         rows.append([("class:title", padded(f" {opp}", label)),
                      ("", f"{count(v.opponent_cards, 'card')} in hand")])  # fmt: skip
@@ -235,11 +306,14 @@ def table_rows(v: TableView, look: Look, width: int, selected: Card | None = Non
     else:
         rows.append([])
     rows.append([])
-    rows += hand_rows(v, look, selected, label, width)
-    rows.append(_hint_row(v, look, selected, after, label))
+    # the chosen card is marked only while it is used: not while the move is a take,
+    # a pass or a draw, nor on the other player's turn
+    rows += hand_rows(v, look, selected if v.chooses else None, label, width)
+    rows += wrap_row(_hint_row(v, look, selected, after, label), width, label)
     turn_style = "class:turn" if v.my_turn else ""
-    rows.append([(turn_style, (" ▶ " if v.my_turn else "   ") + look.words(v.turn))])
-    rows.append(status_row(v))
+    rows += wrap_row([(turn_style, (" ▶ " if v.my_turn else "   ") + look.words(v.turn))],
+                     width)  # fmt: skip
+    rows += wrap_row(status_row(v), width)
     return rows
 
 
@@ -391,18 +465,18 @@ def draft_rows(d: Draft, rules: RuleSet, look: Look, width: int) -> list[Row]:
         melds += [*_meld(look, meld_order(m)), ("", " ")]
     if not d.melds:
         melds.append(("class:dim", "none"))
-    rows.append(melds)
+    rows += wrap_row(melds, width, 13)
     if d.targets or d.layoffs:
         lays: Row = [("", "   laid off  ")]
         for lay in d.layoffs:
             lays += [*_cards(look, [lay.card]), ("class:dim", f"→{_target(d, lay, look)} ")]
         if not d.layoffs:
             lays.append(("class:dim", "none"))
-        rows.append(lays)
+        rows += wrap_row(lays, width, 13)
     left = sorted(d.left(), key=card_order)
-    rows.append([("", "   deadwood  "), *_cards(look, left, "class:card.dead"),
-                 ("class:title", f" = {d.deadwood(rules)}")] if left else
-                [("", "   deadwood  "), ("class:title", "none (0)")])  # fmt: skip
+    rows += wrap_row([("", "   deadwood  "), *_cards(look, left, "class:card.dead"),
+                      ("class:title", f" = {d.deadwood(rules)}")] if left else
+                     [("", "   deadwood  "), ("class:title", "none (0)")], width, 13)  # fmt: skip
     if d.editing:
         rows.append([("class:dim", "   add one (its key), Backspace takes the last back, "
                                    "Enter sends, Esc goes back:")])  # fmt: skip

@@ -82,7 +82,7 @@ def plain_lines(replay: Replay, view: str, look: Look | None = None, *,
     r = replay
     rep = r.report
     preset = f", preset {preset_words(r.rules)}" if r.rules is not None else ""
-    yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {count(len(r), 'entry')}"
+    yield f"{r.names[0]} (host) vs {r.names[1]} (guest){preset}; {count(rep.entries, 'entry')}"
     yield f"view: {r.view_name(view)}; audit: {rep.verdict}"
     yield from r.notes
     summed = False  # the final score is added up once, where the match ends

@@ -24,6 +24,7 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.input import Input
+from prompt_toolkit.key_binding import KeyBindings
 from prompt_toolkit.layout import ConditionalContainer, HSplit, Layout, Window
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl
 from prompt_toolkit.layout.dimension import Dimension
@@ -35,7 +36,13 @@ from ginp2p.app.seat import Seat
 from ginp2p.console.tui.bindings import CommandCompleter, KeyedTable, card_word
 from ginp2p.console.tui.keys import redraw_when_continued
 from ginp2p.console.tui.look import Look
-from ginp2p.console.tui.overlays import help_rows, match_rows, rules_rows, summary_rows
+from ginp2p.console.tui.overlays import (
+    help_rows,
+    help_window,
+    match_rows,
+    rules_rows,
+    summary_rows,
+)
 from ginp2p.console.tui.render import (
     CHOICE_KEYS,
     MIN_WIDTH,
@@ -92,6 +99,8 @@ class TablePlayer(KeyedTable):
         self.output = output
         self.log: list[tuple[str, str]] = []
         self._my_turn = False
+        self.help_top = 0  # the first row of the help shown, where it scrolls
+        self._help_page = 0  # how many rows of it show (0: all of it)
 
     # -- the Player protocol ------------------------------------------------------------
     def next_command(self, seat: Seat) -> Command | None:
@@ -218,7 +227,8 @@ class TablePlayer(KeyedTable):
             me = seat.me  # and the moves since ours: they may have come as we left
             for ev in moves_since(seat.events, me)[0]:
                 if (line := log_line(ev, me, self._names(), m.rules)) is not None:
-                    self._log(line)
+                    # from the file: the header's "connecting…" is about what comes next
+                    self._log(f"from the saved game: {line}")
         self.running = True
         try:
             await app.run_async(pre_run=start_game)
@@ -243,14 +253,19 @@ class TablePlayer(KeyedTable):
     # -- drawing -------------------------------------------------------------------
     def screen(self, width: int, height: int) -> StyleAndTextTuples:
         """The whole screen but the two bottom rows (message, keys); with ``--ascii``
-        not one symbol outside ASCII (rules, separators, the turn marker)."""
-        return self.look.fragments(join_rows(self.rows(width, height), width))
+        not one symbol outside ASCII (rules, separators, the turn marker), measured as
+        shown (``…`` is two dots there), so a row cut short still ends in its mark."""
+        rows = [cast(Row, self.look.fragments(cast(StyleAndTextTuples, row)))
+                for row in self.rows(width, height)]  # fmt: skip
+        return join_rows(rows, width, self.look.words("…"))
 
     def rows(self, width: int, height: int) -> list[Row]:
         v = self.view()
         if v is None:
             return [[("", " starting…")]]
-        rows = header_rows(v, width)
+        rows = header_rows(v, width, self.look)
+        if not self.show_help:
+            self.help_top, self._help_page = 0, 0  # the help opens at its top
         overlay = self._overlay(width, height - len(rows))
         if overlay is not None:
             if self.summary is not None:  # the next hand may wait for us behind it
@@ -282,8 +297,11 @@ class TablePlayer(KeyedTable):
         return rows[:height]
 
     def _overlay(self, width: int, height: int) -> list[Row] | None:
-        if self.show_help:
-            return help_rows(width, self._rules())
+        if self.show_help:  # taller than the room: it scrolls (↓ PgDn ↑ PgUp)
+            whole = help_rows(width, self._rules(), self.look)
+            shown, self.help_top = help_window(whole, self.help_top, height)
+            self._help_page = len(shown) - 2 if len(shown) < len(whole) else 0
+            return shown
         if self.rules_offer is not None:
             return rules_rows(self.rules_offer, width)
         if self.summary is not None:
@@ -318,6 +336,8 @@ class TablePlayer(KeyedTable):
             pairs = [("Enter", "do it"), ("Tab", "complete"), ("Esc", "back to the keys")]
         elif self.show_help:
             pairs = [("Esc", "close the help")]
+            if self._help_page:
+                pairs.append(("↑↓ PgUp PgDn", "scroll"))
         elif self.rules_offer is not None:
             pairs = [("y", "play"), ("n", "leave")]
         elif self.summary is not None:
@@ -336,18 +356,57 @@ class TablePlayer(KeyedTable):
         else:
             v = self.view()
             pairs = list(v.keys) if v is not None else [("?", "help")]
+        return self._key_bar(pairs, width)
+
+    def _key_bar(self, pairs: list[tuple[str, str]], width: int) -> StyleAndTextTuples:
+        """The keys in one row: where they do not all fit, the first ones and ``…``, and
+        ``? help`` kept last (the help lists every key)."""
+        pairs = [(self.look.words(key), self.look.words(what)) for key, what in pairs]
+
+        def size(ps: list[tuple[str, str]]) -> int:
+            return sum(len(f" {k} {w} ") + 1 for k, w in ps)
+
+        more = self.look.words("…")
+        if size(pairs) > width:
+            last = [p for p in pairs if p[0] == "?"]
+            kept = [p for p in pairs if p[0] != "?"]
+            while kept and size(kept) + size(last) + len(more) + 1 > width:
+                kept.pop()
+            pairs = [*kept, (more, ""), *last] if kept or last else pairs[:0]
         out: StyleAndTextTuples = []
-        used = 0
         for key, what in pairs:
-            key, what = self.look.words(key), self.look.words(what)
-            piece = f" {key} {what} "
-            if used + len(piece) + 1 > width:
-                break
-            out += [("class:title reverse", f" {key}"), ("reverse", f" {what} "), ("", " ")]
-            used += len(piece) + 1
+            if key == more and not what:
+                out += [("class:dim", more), ("", " ")]
+            else:
+                out += [("class:title reverse", f" {key}"), ("reverse", f" {what} "), ("", " ")]
         return out
 
     # -- the application -------------------------------------------------------------
+    def bindings(self) -> KeyBindings:
+        """The table's keys (:mod:`.bindings`), and the help's: taller than the terminal,
+        it scrolls by a row (↑ ↓), a page (PgUp, PgDn, Space) or to an end (Home, End)."""
+        kb = super().bindings()
+        helping = Condition(lambda: self.show_help and self.confirm is None
+                            and not self.command_mode)  # fmt: skip
+
+        def page() -> int:  # a page less a row: the row read last stays in sight
+            return max(1, self._help_page - 1)
+
+        moves: dict[str, Callable[[], int]] = {
+            "down": lambda: 1, "up": lambda: -1, "pagedown": page, " ": page,
+            "pageup": lambda: -page(), "home": lambda: -(10**6), "end": lambda: 10**6,
+        }  # fmt: skip
+        for key, by in moves.items():
+            kb.add(key, filter=helping)(self._scroller(by))
+        return kb
+
+    def _scroller(self, by: Callable[[], int]) -> Callable[[object], None]:
+        def scroll(_: object) -> None:
+            self.help_top = max(0, self.help_top + by())  # the drawing stops it at the end
+            self.refresh()
+
+        return scroll
+
     def build(self) -> Application[None]:
         def size() -> tuple[int, int]:
             app = self.app
@@ -375,7 +434,8 @@ class TablePlayer(KeyedTable):
             filter=Condition(lambda: not self.command_mode or bool(self.message[1])),
         )
         keys = Window(FormattedTextControl(lambda: self.keys_line(size()[0])), height=1)
-        layout = Layout(HSplit([body, command, message, keys]), focused_element=body)
+        layout = Layout(self.with_menu(HSplit([body, command, message, keys])),
+                        focused_element=body)  # fmt: skip
         app: Application[None] = Application(
             layout=layout, key_bindings=self.bindings(), style=self.look.style,
             full_screen=True, mouse_support=False, refresh_interval=1.0,
