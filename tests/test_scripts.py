@@ -97,7 +97,7 @@ def test_paired_hands_plays_the_same_deals_and_counts_what_changed(tmp_path: Pat
         # fewer proof rounds: what is checked is that every row is printed
         ("bench_shuffle.py", ["--reps", "1", "--k", "2"],
          ["shuffle prove (1 thr)", "WHOLE SET-UP"]),
-        ("bench_protocol.py", ["--reps", "1", "--sizes", "52", "--games", "3", "--target", "30"],
+        ("bench_protocol.py", ["--reps", "1", "--sizes", "52", "--games", "3", "--target", "1"],
          ["stock draw: sign+verify x2", "audit ms/hand", "| classic", "audits remembered"]),
         pytest.param("bench_net.py", ["--moves", "30", "--help-runs", "1"],
                      ["move latency, act -> opponent applied", "raw ZeroMQ", "idle peer RSS"],

@@ -218,7 +218,7 @@ def hands(draw, rules: RuleSet, sizes: tuple[int, int]):
 
 
 @pytest.mark.parametrize("rules", [CLASSIC, ACE_HIGH, RUNS_OF_4, OPENSPIEL], ids=lambda r: r.name)
-@SOME
+@FEW
 @given(data=st.data())
 def test_min_deadwood_single_deck_matches_brute_force(rules, data):
     hand = data.draw(hands(rules, (10, 11)))
