@@ -65,8 +65,8 @@ class CommandCompleter(Completer):
                 typed = next((x for x in w.words if x.startswith(prefix) and x.isalpha()), None)
                 if typed is None or not _in_rules(w, rules):
                     continue
-                key = f"  {w.key}" if w.key else ""
-                yield Completion(typed, -len(prefix), display=f"{typed}{key}",
+                # the letters in a column of their own: the widest word is 7 letters
+                yield Completion(typed, -len(prefix), display=f"{typed:<9}{w.key or ' '}",
                                  display_meta=w.does)  # fmt: skip
             return
         if len(words) > 2 or (len(words) == 2 and text.endswith(" ")):

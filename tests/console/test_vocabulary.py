@@ -237,9 +237,11 @@ def test_completions_name_each_commands_letter_and_the_cards_that_fit() -> None:
         return [(c.text, c.display_text, c.display_meta_text)
                 for c in done.get_completions(Document(text), CompleteEvent())]  # fmt: skip
 
-    assert offered("s") == [("stock", "stock  s", "draw from the stock"),
-                            ("show", "show", "lay down your melds at the showdown"),
-                            ("say", "say", "a chat line to the other player")]  # fmt: skip
+    assert offered("s") == [("stock", "stock    s", "draw from the stock"),
+                            ("show", "show      ", "lay down your melds at the showdown"),
+                            ("say", "say       ", "a chat line to the other player")]  # fmt: skip
+    letters = {len(shown) for _, shown, _ in offered("")}
+    assert letters == {10}, "the letters stand in one column"
     assert [t for t, _, _ in offered("")] == ["stock", "pile", "discard", "knock", "gin",
                                               "rumino", "show", "look", "say", "claim",
                                               "resign", "quit", "help"], "rumino's"  # fmt: skip
