@@ -6,7 +6,10 @@ list say of an unfinished game with the same opponent."""
 from __future__ import annotations
 
 import argparse
+import re
+import shutil
 import sys
+import textwrap
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -125,6 +128,17 @@ def _played_last(games: list[tuple[int, GameInfo]]) -> tuple[int, GameInfo]:
     return max(games, key=lambda ng: last_played(ng[1].path))
 
 
+def _say(text: str) -> None:
+    """A notice, wrapped between words to a terminal's width (a command in backquotes
+    kept on one line, to be copied whole); into a pipe or a file, one line."""
+    if sys.stdout.isatty():
+        width = max(40, shutil.get_terminal_size().columns - 1)
+        whole = re.sub(r"`[^`]*`", lambda m: m[0].replace(" ", "\xa0"), text)
+        text = textwrap.fill(whole, width, break_long_words=False,
+                             break_on_hyphens=False).replace("\xa0", " ")  # fmt: skip
+    print(text, flush=True)
+
+
 def continue_play(args: argparse.Namespace) -> Path | None:
     """``play`` while a game against the computer is unfinished: asked at a terminal
     whether to continue it (Enter: yes), the game to resume then; without one, or with
@@ -135,8 +149,7 @@ def continue_play(args: argparse.Namespace) -> Path | None:
         return None
     n, game = _played_last(waiting)
     more = f" (and {len(waiting) - 1} more: `ginp2p games`)" if len(waiting) > 1 else ""
-    print(f"you have an unfinished game against the computer, {_inline(n, game)}{more}",
-          flush=True)  # fmt: skip
+    _say(f"you have an unfinished game against the computer, {_inline(n, game)}{more}")
     again = resume_words(n, args)
     if not sys.stdin.isatty():
         print(f"a new game begins (`{again}` continues that one)", flush=True)
@@ -165,10 +178,9 @@ def host_notice(args: argparse.Namespace) -> None:
     n, game = _played_last(waiting)
     more = f" (and {len(waiting) - 1} more: `ginp2p games`)" if len(waiting) > 1 else ""
     who = game.opponent if game.opponent not in ("?", "-") else "your guest"
-    print(
+    _say(
         f"an unfinished game waits, {_inline(n, game)}{more}: `{resume_words(n, args)}` "
-        f"continues it once {who} resumes theirs too; this is a new game",
-        flush=True,
+        f"continues it once {who} resumes theirs too; this is a new game"
     )
 
 

@@ -227,7 +227,8 @@ def test_play_offers_the_unfinished_game_against_the_computer(
 
 
 def test_host_and_join_say_how_to_continue_the_unfinished_game(
-        ginp2p_home: Path, capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+        ginp2p_home: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """`host` cannot know who will join: it names its unfinished game with a person and
     goes on; `join` of a host with an unfinished game says how to continue it."""
     from ginp2p.cli.unfinished import host_notice, unfinished_with_host
@@ -243,6 +244,17 @@ def test_host_and_join_say_how_to_continue_the_unfinished_game(
         "unfinished, 0 to 0): `ginp2p resume 3` continues it once Bob resumes theirs too; "
         "this is a new game\n"
     )
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)  # a terminal of 60 columns
+    monkeypatch.setenv("COLUMNS", "60")
+    host_notice(args)
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) > 2 and all(len(line) <= 59 for line in lines), lines
+    assert " ".join(lines) == (
+        "an unfinished game waits, game 3 of `ginp2p games` (Bob, began 2025-01-02 12:00, "
+        "unfinished, 0 to 0): `ginp2p resume 3` continues it once Bob resumes theirs too; "
+        "this is a new game"
+    ), "broken between words only"
+    assert any("`ginp2p resume 3`" in line for line in lines), "the command on one line"
     host_key = key_to_text(_host_key())
     assert unfinished_with_host(args, host_key) == (
         "game 2 of `ginp2p games` (Ann, began 2025-01-03 12:00, unfinished, 0 to 0)",
@@ -308,8 +320,9 @@ def test_play_killed_then_resume_alone_and_play_at_a_terminal_continue_it(
     assert f"resume it with: ginp2p resume {game}" in again.stdout
     child = in_terminal(tmp_path, "play", "--plain", *SHORT, "--linger", "3", columns=100)
     try:
-        child.expect(r"you have an unfinished game against the computer, game 1 of "
-                     r"`ginp2p games` \(Computer, began ")  # fmt: skip
+        # wrapped between words to the terminal's 100 columns
+        child.expect(r"you have an unfinished game against the computer,\s+game 1 of\s+"
+                     r"`ginp2p games`\s+\(Computer,\s+began\s")  # fmt: skip
         child.expect(r"continue it\? \(Enter: yes; n: a new game\) ")
         child.sendline("")
         child.expect(r"resumed from \d+ stored entries")
