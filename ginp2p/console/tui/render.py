@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
+from typing import Any
 
 from prompt_toolkit.formatted_text import StyleAndTextTuples, split_lines
 from prompt_toolkit.utils import get_cwidth
@@ -52,6 +53,14 @@ CHOICE_KEYS = "123456789abcdfghijlmnopqrstuvwxyzABCDFGHIJLMNOPQRSTUVWXYZ"
 """Keys that pick a meld or a layoff while changing a declaration (no ``e``, ``k``). A
 candidate keeps its key for the whole change, so a hand with jokers and long runs needs
 the capitals too (italian-jokers knocks of the computer player reach 47 candidates)."""
+
+
+def app_size(app: Any) -> tuple[int, int]:
+    """(columns, rows) of a full-screen application's terminal; 80 x 24 before it runs."""
+    if app is None:
+        return 80, 24
+    s = app.output.get_size()
+    return s.columns, s.rows
 
 
 def plain(rows: Sequence[Row]) -> str:

@@ -47,6 +47,7 @@ from ginp2p.console.tui.render import (
     CHOICE_KEYS,
     MIN_WIDTH,
     Row,
+    app_size,
     draft_rows,
     header_rows,
     join_rows,
@@ -409,11 +410,7 @@ class TablePlayer(KeyedTable):
 
     def build(self) -> Application[None]:
         def size() -> tuple[int, int]:
-            app = self.app
-            if app is None:
-                return 80, 24
-            s = app.output.get_size()
-            return s.columns, s.rows
+            return app_size(self.app)
 
         self._body = FormattedTextControl(lambda: self.screen(size()[0], max(1, size()[1] - 2)),
                                           focusable=True)  # fmt: skip

@@ -28,7 +28,7 @@ from prompt_toolkit.output import Output
 from ginp2p.app.awaited import Awaited
 from ginp2p.console.tui.keys import key_name, redraw_when_continued
 from ginp2p.console.tui.look import Look
-from ginp2p.console.tui.render import Row, join_rows, wrap
+from ginp2p.console.tui.render import Row, app_size, join_rows, wrap
 
 __all__ = ["WaitingScreen"]
 
@@ -195,11 +195,7 @@ class WaitingScreen:
 
     def _build(self) -> Application[str]:
         def size() -> tuple[int, int]:
-            app = self.app
-            if app is None:
-                return 80, 24
-            s = app.output.get_size()
-            return s.columns, s.rows
+            return app_size(self.app)
 
         def body() -> StyleAndTextTuples:
             width, height = size()
