@@ -22,6 +22,7 @@ from ginp2p.present.commands import Command, StopCmd
 if TYPE_CHECKING:
     from ginp2p.files.identity import Identity
     from ginp2p.net.endpoint import GuestSide, HostSide
+    from ginp2p.net.pairing import PairingGate
 
 __all__ = [
     "Endpoints",
@@ -122,6 +123,9 @@ class GameSetup:
     session: Runs | None = None
     #: A piped stdin, once the wait for the other player reads it: the game reads on.
     piped: PipedLines | None = None
+    #: A host's pairing gate, kept from one wait for a guest to the next (a guest who
+    #: declined the rules): the attempts it counted stay counted.
+    gate: PairingGate | None = None
     stopped: str = ""  # why :meth:`stop` ended the game before its Session ran
     ended: str | None = None  # a resumed match already over: how it ended, in words
     #: The endpoints the game is played over: None, ZeroMQ's (ginp2p.net.transport);

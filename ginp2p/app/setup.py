@@ -468,7 +468,13 @@ async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | Gu
         if setup.on_listening is not None:
             setup.on_listening(port, join, "")
         return peer_key
-    gate = PairingGate(identity.public_key, code=setup.pair_code)
+    gate = setup.gate
+    if gate is None:
+        gate = setup.gate = PairingGate(identity.public_key, code=setup.pair_code)
+    elif gate.paired_key is not None:  # its code paired the guest who declined: a new one
+        gate.new_code(setup.pair_code)
+    # (else the same code, and the wrong attempts it counted still count: a paired guest
+    # who declines cannot win a stranger a fresh set of guesses)
     say(f"pairing code: {gate.code}  (a guest you paired with before needs none)")
     ad = await _advertise(setup, port, identity, say) if setup.advertise else None
     try:
