@@ -178,9 +178,9 @@ def test_watching_at_a_terminal_shows_the_table_and_keeps_the_match_apart(tmp_pa
         assert re.search(r"^ Ann \d+ · \d hands? won +Computer \d+ · \d hands? won", screen,
                          re.M), screen  # fmt: skip
         assert "(you)" not in screen and "your hand" not in screen and " q leave" in screen
-        pane.keys("s")  # a table key: nothing to do here but watch
-        pane.wait("watching two computer players: q leaves (the match is saved)")
         pane.wait(lambda s: re.search(r"(Ann|Computer) (drew|took|passed)", s) is not None)
+        pane.keys("s")  # a table key: nothing to do here but watch (said until q, even
+        pane.wait("watching two computer players: q leaves (the match is saved)")  # at the end)
         pane.keys("q")
         done = pane.wait("EXIT=", timeout=60)
     finally:

@@ -222,7 +222,8 @@ class WatchTable(TablePlayer, BotPlayer):
 
         @kb.add(Keys.Any)
         def _other(event: KeyPressEvent) -> None:
-            self.message = ("class:error", _WATCHING)
+            # a notice, not a "not now": the next move does not take it away
+            self.message = ("class:warn", _WATCHING)
             self.refresh()
 
         return kb
