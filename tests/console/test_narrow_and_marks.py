@@ -280,6 +280,29 @@ def test_a_winner_with_the_smaller_total_is_told_to_pay(pipe: Any) -> None:
     assert match_summary(ahead, 0, NAMES).sum_lines("you")[-1] == "you win by 245"
 
 
+@pytest.mark.e2e
+def test_at_a_terminal_the_showdown_answers_a_key_and_the_winner_is_told_to_pay(
+        panes: Callable[..., Pane]) -> None:  # fmt: skip
+    """The two above in a real terminal, over a fixed seat (a live game reaches them only
+    by chance): a key of no use in one's own showdown says so, and the score sheet of
+    a hoyle match won with the smaller total ends in who pays."""
+    show = panes(80, 30, "showdown", command="fixed")
+    settle = panes(80, 30, "settlement", command="fixed")
+    show.wait("Enter: send it | e: change the melds")
+    show.keys("s")
+    said = show.wait("s does nothing in your showdown")
+    assert "Enter sends it, e changes the melds (? lists the keys)" in " ".join(said.split())
+    sheet = settle.wait("MATCH OVER: you win")
+    assert "the smaller total pays the difference: you pay Computer 2" in sheet, sheet
+    assert "wins by" not in sheet
+    for pane in (show, settle):
+        pane.keys("q")
+    show.wait("leave the game?")
+    show.keys("y")
+    for pane in (show, settle):
+        assert "EXIT=0" in pane.wait("EXIT="), pane.screen()
+
+
 # ------------------------------------------------------------------------ a resumed table
 
 

@@ -37,12 +37,15 @@ class Pane:
         self.tmux = [tmux, "-u", "-L", f"ginp2p-{uuid.uuid4().hex[:8]}", "-f", os.devnull]
         env = {"GINP2P_HOME": str(tmp / "home"), "LANG": "C.UTF-8", "TERM": "xterm-256color"}
         extra = ["--log-dir", str(tmp / "games"), "--name", "Ann", "--no-bell"] * (
-            command != "replay")  # the game's commands  # fmt: skip
-        play = shlex.join([sys.executable, "-m", "ginp2p", command, *extra, *args])
+            command not in ("replay", "fixed"))  # the game's commands  # fmt: skip
+        # "fixed": the table over a fixed seat (tests/console/fixed_table.py), not ginp2p
+        program = ["tests.console.fixed_table"] if command == "fixed" else ["ginp2p", command]
+        play = shlex.join([sys.executable, "-m", *program, *extra, *args])
         script = f"{play} 2>{shlex.quote(str(tmp / 'stderr'))}; echo EXIT=$?; sleep 60"
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
         run = "bash --norc --noprofile -i" if shell else f"sh -c {shlex.quote(script)}"
-        self.run("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t",
+        self.run("new-session", "-d", "-x", str(width), "-y", str(height), "-s", "t", "-c",
+                 str(Path(__file__).parents[2]),  # the checkout, where `tests` is found
                  f"env -u NO_COLOR PS1='$ ' {exports} {run}")  # fmt: skip
         if shell:
             self.run("send-keys", "-t", "t", "-l", play)
