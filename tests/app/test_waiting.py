@@ -286,3 +286,30 @@ def test_code_at_the_line_prompt_while_hosting_makes_a_fresh_code(tmp_path: Path
     finally:
         child.close()
     assert child.exitstatus == 0
+
+
+def test_a_paired_guest_who_declines_gives_a_stranger_no_fresh_guesses(games: Games) -> None:
+    """The host made a new pairing gate for each wait, so the wrong codes a stranger had
+    tried were forgotten whenever a guest declined the rules: an accomplice paired
+    before (no code needed) could decline again and again, each time buying the
+    stranger a fresh set of guesses. The gate now outlives the wait."""
+    from ginp2p.files import peers
+
+    async def main() -> None:
+        peers.pin(games.identity("Nay").public_key, "Nay", home=games.home("Hosta"))
+        peers.pin(games.identity("Hosta").public_key, "Hosta", home=games.home("Nay"))
+        h = await games.start(games.host("Hosta"))
+        gate = h.setup.gate
+        assert gate is not None
+        stranger = await games.start(games.guest(h, "Stranger", pair_code="7-lemon-ivy"))
+        assert await games.finish(stranger) == [1]
+        await h.wait_for("2 pairing attempts left with this code")
+        nay = await games.start(games.guest(h, "Nay", player="human", pair_code=None,
+                                            table=Scripted(rules=False)))  # fmt: skip
+        assert await games.finish(nay) == [1]
+        await h.wait_for("is not kept; waiting for another guest")
+        assert h.setup.gate is gate and gate.failures == 1 and gate.attempts_left == 2, \
+            "the stranger's wrong code still counts"  # fmt: skip
+        await games.stop(h)
+
+    games.run(main())
