@@ -64,14 +64,16 @@ def oracle_hands(prefix: str) -> list[list[Card]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hands", type=int, default=2000, help="random hands per case (default 2000)")
+    ap.add_argument("--hands", type=int, default=2000,
+                    help="random hands per case, and at most as many recorded ones "
+                         "(default 2000)")  # fmt: skip
     ap.add_argument("--repeats", type=int, default=7, help="repetitions; the median is shown")
     args = ap.parse_args(argv)
     classic = PRESETS["classic"]
 
     r10 = random_hands(args.hands, 10, 1)
     r11 = random_hands(args.hands, 11, 2)
-    m10, m11 = oracle_hands("m10"), oracle_hands("m11")
+    m10, m11 = oracle_hands("m10")[: args.hands], oracle_hands("m11")[: args.hands]
     masks10 = [masks.hand_mask(h) for h in r10]
     masks11 = [masks.hand_mask(h) for h in r11]
 
@@ -133,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     from replay_openspiel import read_games, replay_game
 
     files = ["openspiel_games_sample.jsonl", "openspiel_games_eager_sample.jsonl"]
-    games = [game for _, game in read_games([str(DATA / f) for f in files])]
+    games = [game for _, game in read_games([str(DATA / f) for f in files])][: args.hands]
     times = []
     for _ in range(max(1, args.repeats // 2)):
         t0 = time.perf_counter()

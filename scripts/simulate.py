@@ -144,7 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     void = hands - decided
     names = (f"{args.player} (side A)", f"{args.opponent} (side B)")
     print(
-        f"preset {rules.name}: {n} matches, {hands} hands, seeds {args.seed}..{args.seed + n - 1}"
+        f"preset {rules.name}: {n} match{'es' * (n != 1)}, {hands} hands, seeds "
+        f"{args.seed}..{args.seed + n - 1}"
     )
     for side in (0, 1):
         mw = stats.matches[side]

@@ -20,6 +20,11 @@ environment variable ``GINP2P_CHEAT`` (JSON, drawn by ``draw_plan``) says:
   from :mod:`ginp2p.testing.fakelink` (``RECIPES``), or a lock with per-card keys off its
   seeds followed by a false dispute of the other player's deal keys.
 
+One more deviation is no fuzz ender (a test asks for it by name, ``lying-bye``): once the
+hand is dealt and the cheater has made the plan's ``after`` moves, a ``bye`` with the
+words of a host that does not know the other player's key, and then it plays on (and
+claims, where the other player stopped answering).
+
 Everything it chooses comes from one ``random.Random`` seeded by the plan (the timing
 of two processes does not repeat exactly). Each deviation is printed once per kind
 (``cheat: ...``) and counted at the end, so that the output of a failing seed says
@@ -52,7 +57,8 @@ from ginp2p.proto import shuffle as sh
 from ginp2p.proto.claims import Owed
 from ginp2p.proto.entry import sign_entry
 from ginp2p.proto.events import LocalProtocolError
-from ginp2p.proto.frames import NET_VERSION, EntryFrame, HaveFrame
+from ginp2p.proto.frames import NET_VERSION, ByeFrame, EntryFrame, HaveFrame
+from ginp2p.proto.link import UNKNOWN_KEY_REASON
 from ginp2p.proto.log import Outcome, claim_body
 from ginp2p.proto.outputs import Save, Send
 from ginp2p.proto.protocol import PeerProtocol
@@ -86,6 +92,9 @@ MOVE_P = ("stall",)
 #: staller): at most one a plan, after its ``after``-th move of play, so that the
 #: others have a game to work on first.
 ENDERS = ("preclaim", "snap-claim", "decoys", "long-stall", "cheat")
+#: The bye a host pairing to an unknown key sends, sent mid-hand by a peer that knows
+#: the other player well (not drawn by the fuzz: a test names it as the plan's ender).
+LYING_BYE = "lying-bye"
 #: Moves after which the other player owes the next entry (what a pre-claim names).
 HANDING_OVER = {"discard", "pass_upcard", "draw_stock", "knock", "gin", "big_gin"}
 MAX_CLAIMS = 24  # claims of any sort, per run
@@ -321,6 +330,10 @@ async def _on_tick(self: session.Session) -> None:
                 await _carry_claims(self, [claim_body(p.log, p.me, p.claimable(with_time) or owed)])
             except Exception as exc:  # a refused claim: a deviation that did not fire
                 D.note("claim-refused", str(exc))
+    hand = p.table.hand
+    if playing and hand is not None and all(hand.dealt) and D.ender(LYING_BYE, p):
+        D.note(LYING_BYE, "(the unknown-key bye) mid-hand, then plays on")
+        await _real_send(self, ByeFrame(UNKNOWN_KEY_REASON))
     owed = p.table.owes(p.opponent) if playing else None
     if owed is not None and D.ender("decoys", p):
         # a flood of claims at once, each naming part of what is owed (perhaps not what

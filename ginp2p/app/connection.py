@@ -50,6 +50,7 @@ __all__ = [
     "ConnectionSide",
     "forgotten_by_words",
     "moved_words",
+    "turned_away_midgame_words",
     "turned_down_words",
     "version_words",
 ]
@@ -75,13 +76,24 @@ def moved_words(endpoint: GuestSide, name: str, path: Path | None, for_s: float)
 
 
 def forgotten_by_words(name: str) -> str:
-    """Why a resumed guest stops when its host does not know its key any more: that
-    host cannot go on with the game, nor pair with a guest that resumes."""
+    """The other side's bye saying it does not know our key, as their words: an honest
+    host that forgot us says it while it pairs, but any peer may say it, so it ends
+    nothing (the game stays saved and waits)."""
     return (
-        f"{name}'s ginp2p does not know your key any more (it has forgotten you: "
-        "`ginp2p keys --forget`), so this game cannot go on until you pair again: join "
-        f"{name}'s new game with the code its screen shows (`ginp2p join --new "
-        "--pair-code CODE`)"
+        f"{name}'s ginp2p says it does not know your key: if {name} forgot you "
+        "(`ginp2p keys --forget`), pair again with the code their screen shows "
+        "(`ginp2p join --new --pair-code CODE`); this game stays saved and waits for "
+        f"{name} (`ginp2p resume` continues it later)"
+    )
+
+
+def turned_away_midgame_words(name: str) -> str:
+    """A game under way whose host turns our connection away (its transport refused our
+    key): only its doing, so the game waits, and the connection is tried again."""
+    return (
+        f"{name}'s ginp2p turned your connection away (it may be in another game, or "
+        "have forgotten your key): this game stays saved and waits for them, trying "
+        "again (`ginp2p resume` continues it later)"
     )
 
 
@@ -109,6 +121,8 @@ class ConnectionSide(SessionCore):
     _told_version = False  # that a `have` of another version was ignored
     _told_moved = False  # that the host may be running the game elsewhere
     _told_other = False  # that the other side plays another game
+    _told_forgot = False  # that the other side says it does not know our key
+    _told_turned_away = False  # that the host turned a connection of a game away
     _greet = False  # a link is up, and "connected to NAME" not yet said
     _handshake_failures = 0  # guest: connections that did not get through
     verbose = False  # -v: the network's own words too (a greeting broken off, say)
@@ -159,7 +173,11 @@ class ConnectionSide(SessionCore):
             return
         first = not ep.ever_connected
         self._handshake_failures += 1
-        if ev.auth:
+        if ev.auth and self.proto.log.game is not None:  # its doing: the game waits
+            if not self._told_turned_away:
+                self._told_turned_away = True
+                self.say(turned_away_midgame_words(self.opponent_name))
+        elif ev.auth:
             pinned = peers.lookup_quietly(self.proto.log.key(self.proto.opponent), home=self.home)
             self._end(1, "error", turned_away_words(pinned is not None))
         elif first and self._handshake_failures >= 2:
@@ -250,8 +268,10 @@ class ConnectionSide(SessionCore):
             case Leaving.NEVER_BEGAN:
                 self._end(1, "error", f"{self._peer_label()} closed the game before it began: "
                                       f"{why}")  # fmt: skip
-            case Leaving.FORGOT_US:  # the host forgot us: waiting on would never end
-                self._end(1, "error", forgotten_by_words(opp))
+            case Leaving.FORGOT_US:  # their words: the game waits, as after any bye
+                if not self._told_forgot:  # a host that pairs says it on each connection
+                    self._told_forgot = True
+                    self.say(forgotten_by_words(opp))
             case Leaving.PAUSED_BEFORE_HELLO:
                 self.say(f"{opp} left before the game began; this game waits for them to "
                          "join again")  # fmt: skip

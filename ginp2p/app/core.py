@@ -29,7 +29,6 @@ from ginp2p.net.transport import curve_key
 from ginp2p.present.commands import Command
 from ginp2p.proto.entry import GUEST, Entry
 from ginp2p.proto.frames import NET_VERSION, Frame, PairFrame
-from ginp2p.proto.keytext import fingerprint
 from ginp2p.proto.link import PAUSE_REASON, Link
 from ginp2p.proto.outputs import Output, Waiting
 from ginp2p.proto.protocol import PeerProtocol
@@ -42,6 +41,7 @@ __all__ = [
     "SessionCore",
     "Stats",
     "paired_player",
+    "pin_title",
     "pinned_name",
 ]
 
@@ -91,18 +91,31 @@ def paired_player(curve: bytes, home: Path | None = None) -> str | None:
     for p in pinned:
         with contextlib.suppress(ValueError, RuntimeError):  # a key of no curve point
             if curve_key(p.key) == curve:
-                if p.name == p.fingerprint:  # paired, never named by a hello
+                if not p.named and not p.calls_itself:  # paired, never named by a hello
                     return f"a player you paired with ({p.fingerprint})"
-                return f"{for_screen(p.name)} ({p.fingerprint}, paired with you)"
+                # the pin's own name, with what the key calls itself now beside it
+                return for_screen(f"{p.title} ({p.fingerprint}, paired with you)")
     return None
 
 
-def pinned_name(key: bytes | None, home: Path | None = None) -> str:
-    """The name a paired player was pinned under ('' if none, or unreadable)."""
+def pin_title(key: bytes, hello_name: str, home: Path | None = None) -> str:
+    """How a paired player whose hello says ``hello_name`` is named at the table where
+    that is not the name it was pinned under: ``Mallory (calls itself Alice)``, or
+    ``unnamed (calls itself Alice)`` for a key whose name another pin has ('' if it is
+    its own name, or the key is not pinned). A name never stands for a key."""
     pin = peers.lookup_quietly(key, home=home)
-    if pin is None or pin.name == fingerprint(pin.key):  # paired, never named by a hello
+    if pin is None or (pin.named and peers.same_name(pin.name, hello_name)):
         return ""
-    return for_screen(pin.name)
+    return for_screen(pin.title) if (pin.named or pin.calls_itself) else ""
+
+
+def pinned_name(key: bytes | None, home: Path | None = None) -> str:
+    """The name a paired player was pinned under, with the other name its key calls
+    itself beside it if it does ('' if none, or unreadable)."""
+    pin = peers.lookup_quietly(key, home=home)
+    if pin is None or not pin.named:  # paired, never named by a hello
+        return ""
+    return for_screen(pin.title)
 
 
 class SessionCore:
@@ -157,6 +170,9 @@ class SessionCore:
         self.claims = claims
         #: The other player's name until its hello says it: the one pinned with its key.
         self.known_name = pinned_name(proto.log.key(proto.opponent), home)
+        #: Once the hello is in: the pin's name with the hello's beside it, where the two
+        #: differ (:func:`pin_title`); '' where the hello's name is the pin's own.
+        self.pin_title = ""
         self.endpoint = endpoint
         self.player = player
         self.logfile = logfile
@@ -241,7 +257,7 @@ class SessionCore:
         p = self.proto
         if p.log.hello(p.opponent) is None:
             return self.known_name or ("your host" if p.me == GUEST else "your guest")
-        return p.table.names[p.opponent]
+        return self.pin_title or p.table.names[p.opponent]
 
     def _peer_label(self) -> str:
         p = self.proto

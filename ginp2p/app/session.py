@@ -34,7 +34,7 @@ import signal
 
 from ginp2p.app.config import SessionResult
 from ginp2p.app.connection import ConnectionSide
-from ginp2p.app.core import STALL_S, Poke, QueueItem, Tick
+from ginp2p.app.core import STALL_S, Poke, QueueItem, Tick, pin_title
 from ginp2p.app.ending import MatchEnding
 from ginp2p.app.players import BotPlayer
 from ginp2p.app.pregame import no_answer_words
@@ -277,7 +277,8 @@ class Session(ConnectionSide, MatchEnding):
         if not self._hello_seen and (hello := p.log.hello(p.opponent)) is not None:
             self._hello_seen = True
             if self.on_hello is not None:
-                self.on_hello(hello)
+                self.on_hello(hello)  # (pins the name, beside the pin's own if it differs)
+            self.pin_title = pin_title(hello.body.key, p.table.names[p.opponent], self.home)
         self._greet_by_name()
         if p.written_elsewhere:
             self.rules_pending = None  # nothing to decide: this game is not this run's
@@ -344,7 +345,8 @@ class Session(ConnectionSide, MatchEnding):
         now = self.now()
         if self.parent_pid is not None and os.getppid() != self.parent_pid:
             self._end(0, "quit", "the program that started this player is gone; the game is "
-                                 f"saved: ginp2p resume {self.game_path or 'FILE'}")  # fmt: skip
+                                 f"saved: ginp2p resume {self.game_path or 'FILE'}"
+                                 f"{away_words(self.seat)}")  # fmt: skip
             return
         await self._carry(self.proto.tick(now))
         ep = self.endpoint

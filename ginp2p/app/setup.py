@@ -50,8 +50,10 @@ from ginp2p.files.logfile import (
     read_records,
     secrets_path,
 )
+from ginp2p.files.private import NotAFile, private_folder, read_regular
 from ginp2p.net.endpoint import GuestSide, HostSide, NetError
 from ginp2p.net.transport import ZeroMQ, curve_key
+from ginp2p.present.seat_words import away_words
 from ginp2p.present.words import count, match_end_words
 from ginp2p.proto.entry import Entry
 from ginp2p.proto.keytext import fingerprint, key_to_text
@@ -78,8 +80,9 @@ def _lan_address(bind: str) -> str:
 
 
 def _pin_name(hello: Entry, home: Path | None = None) -> None:
-    """A paired player is pinned under the name its hello gives, as soon as the hello
-    is stored (pairing pins the key alone; a game cut short must not leave it nameless)."""
+    """A paired player's pin is named by its hello as soon as the hello is stored
+    (pairing pins the key alone; a game cut short must not leave it nameless); a pin
+    named before keeps its name, and a different one is kept beside it (peers.pin)."""
     key, name = hello.body.key, hello.body.name
     # the name is a convenience: a peers.json that cannot be read or written now is
     # `ginp2p keys`'s to report, and must not stop the game
@@ -242,17 +245,17 @@ def _fail(setup: GameSetup) -> Callable[[str], None]:
 
 def _guest_lock(host_key: bytes, port: int, home: Path | None) -> Path:
     folder = user_dir("data", home) / "running"
-    folder.mkdir(parents=True, exist_ok=True)
+    private_folder(folder, tighten=True)  # (an older version made it 0755)
     return folder / f"guest-of-{key_to_text(host_key)[:20]}-{port}.lock"
 
 
 def _busy_words(lock: Path, host_key: bytes, home: Path | None) -> str:
     where = ""
-    with contextlib.suppress(OSError, ValueError):
-        pid, game = lock.read_text().split(" ", 1)
+    with contextlib.suppress(OSError, ValueError, NotAFile):
+        pid, game = read_regular(lock).decode().split(" ", 1)
         where = f" (process {pid}, {game})"
     pinned = peers.lookup_quietly(host_key, home=home)
-    who = pinned.name if pinned is not None else "this host"
+    who = pinned.described if pinned is not None else "this host"
     return (f"another ginp2p of yours is already in a game with {who}{where}: finish or "
             "leave that one first (a host plays one game with you at a time)")  # fmt: skip
 
@@ -573,7 +576,9 @@ async def _play(setup: GameSetup, identity: Identity, endpoint: HostSide | Guest
             say(f"nothing was played, so {path.name} is not kept")
         elif result.status == "error":
             fail(result.message)
-            say(f"the game is saved; continue it with: ginp2p resume {path}")
+            # the clock runs on while the player is away: say so while a hand is under way
+            say(f"the game is saved; continue it with: ginp2p resume {path}"
+                f"{away_words(session.seat)}")  # fmt: skip
         else:
             say(result.message)
         return result.code

@@ -79,7 +79,11 @@ def spawn_computer(extra: list[str], game: Path, pair_code: str = "") -> subproc
     if pair_code:
         env[PAIR_CODE_ENV] = pair_code
     game.parent.mkdir(parents=True, exist_ok=True)
-    err = open(game.with_suffix(".out"), "ab")  # noqa: SIM115 - handed to the child
+    from ginp2p.files.private import open_private
+
+    # private as the game's files (0600), and never written through a link
+    fd = open_private(game.with_suffix(".out"), os.O_WRONLY | os.O_APPEND)
+    err = open(fd, "ab")  # noqa: SIM115 - handed to the child
     try:
         return subprocess.Popen(
             [sys.executable, "-m", "ginp2p", "bot", *extra, "--parent-pid", str(os.getpid())],

@@ -53,7 +53,8 @@ def find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]:
         if not found and not _is_ip(host) and len(on_port) == 1:
             found = on_port  # a name for this machine ("localhost") or one not advertised
         if len(found) == 1:
-            print(f"found {found[0].name} at {host}:{port}")
+            _warn(found[0])
+            print(f"found {_who(found[0])} at {host}:{port}")
             return host, port, found[0].key
         why = "several games" if found else "no game"
         raise Problem(f"{why} at {host}:{port} announced a key on the LAN: use the "
@@ -72,20 +73,34 @@ def find_address(args: argparse.Namespace, bot: bool) -> tuple[str, int, bytes]:
         raise UsageError("several games found: give one as ADDRESS")
     else:
         choice = _pick(found)
-    print(f"joining {choice.name} ({key_check(choice.key)})")
+    _warn(choice)  # before any code is asked
+    print(f"joining {_who(choice)} ({key_check(choice.key)})")
     return choice.addresses[0], choice.port, choice.key
+
+
+def _warn(f: Found) -> None:
+    """Say, before any code is asked, that the host is not the player you paired with
+    under the name it announces, if so."""
+    from ginp2p.present.words import for_screen
+
+    if warning := not_them(f.name, f.key):
+        print(f"warning: {for_screen(f.name)} here is {warning}", flush=True)
 
 
 def _found_line(f: Found, args: argparse.Namespace) -> str:
     """A game of the LAN list. Anyone can announce any name: the fingerprint tells two
-    hosts of one name apart, and a host you paired with is named as you paired it, with
-    your unfinished game with it, if there is one (a crash: `resume` continues it)."""
+    hosts of one name apart; a host you paired with is named as you paired it, with the
+    name it announces now beside it if that is another, and your unfinished game with
+    it, if there is one (a crash: `resume` continues it); a name you paired another key
+    under is said not to be that player."""
     from ginp2p.files import peers
     from ginp2p.net.discovery import PROTOCOL_VERSION
+    from ginp2p.present.words import for_screen
     from ginp2p.proto.keytext import fingerprint, key_to_text
 
     known = peers.lookup_quietly(f.key)
-    mark = f"  paired with you as {known.name or 'a player'}" if known else ""
+    said, who = for_screen(f.name), _who(f)
+    mark = "  paired with you" if known else ""
     other = (
         ""
         if f.version == PROTOCOL_VERSION
@@ -94,8 +109,49 @@ def _found_line(f: Found, args: argparse.Namespace) -> str:
     old = unfinished_with_host(args, key_to_text(f.key)) if known else None
     unfinished = (f"\n     your unfinished game with this host, {old[0]}: `{old[1]}` "
                   "continues it") if old else ""  # fmt: skip
-    return (f"{f.name}  fingerprint {fingerprint(f.key)}{mark}{other}\n"
-            f"     ginp2p join {f.join()}{unfinished}")  # fmt: skip
+    warning = not_them(said, f.key)
+    impostor = f"\n     {warning}" if warning else ""
+    return (for_screen(f"{who}  fingerprint {fingerprint(f.key)}{mark}{other}") + impostor
+            + f"\n     ginp2p join {f.join()}{unfinished}")  # fmt: skip
+
+
+def _who(f: Found) -> str:
+    """The host as the LAN list names it: the name you paired it under, with the one it
+    announces beside it if that is another (``Mallory (calls itself Alice)``), else the
+    announced name."""
+    from ginp2p.files import peers
+    from ginp2p.present.words import for_screen
+
+    known = peers.lookup_quietly(f.key)
+    said = for_screen(f.name)
+    if known is None or not known.named:
+        return said
+    if peers.same_name(said, known.name):
+        return known.name
+    return f"{known.name} (calls itself {said})"
+
+
+def not_them(name: str, key: bytes) -> str:
+    """If ``name`` is the name of a player you paired with another key: that this is not
+    that player, with both fingerprints ('' otherwise, or if peers.json cannot be read:
+    `ginp2p keys` reports that)."""
+    from ginp2p.files import peers
+    from ginp2p.present.words import for_screen
+    from ginp2p.proto.keytext import fingerprint
+
+    try:
+        pinned = [p for p in peers.all() if p.key != key]
+    except (OSError, peers.PeersError):
+        return ""
+    them = peers.named_so(name, pinned)
+    if not them:
+        return ""
+    theirs = " and ".join(p.fingerprint for p in them)
+    return for_screen(
+        f"not the {them[0].name} you paired with: this key's fingerprint is "
+        f"{fingerprint(key)}, the {them[0].name} you paired with has {theirs} (anyone "
+        "can announce any name; a pairing code pairs you with whoever this is)"
+    )
 
 
 def _none_found(args: argparse.Namespace) -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 def cmd_keys(args: argparse.Namespace) -> int:
     from ginp2p.files import peers
     from ginp2p.files.identity import load_or_create_identity
+    from ginp2p.present.words import for_screen
     from ginp2p.proto.keytext import key_to_text
 
     ident = load_or_create_identity()
@@ -32,7 +33,7 @@ def cmd_keys(args: argparse.Namespace) -> int:
                 gone = peers.forget(args.forget)
             except LookupError as exc:
                 raise Problem(str(exc)) from None
-            print(f"forgot {gone.name} ({gone.fingerprint}); pair again to play with them "
+            print(f"forgot {for_screen(gone.described)}; pair again to play with them "
                   "(a game with them goes on with `ginp2p resume` only then)")  # fmt: skip
             return 0
         pinned = peers.all()
@@ -48,15 +49,15 @@ def cmd_keys(args: argparse.Namespace) -> int:
     print(f"your fingerprint: {ident.fingerprint}")
     print(f"key file:         {ident.path}")
     if args.safety:
-        print(f"safety number with {p.name} ({p.fingerprint}):")
+        print(f"safety number with {for_screen(p.described)}:")
         print(f"  {peers.safety_number(ident.public_key, p.key)}")
         print("read it aloud to each other: the same digits on both screens mean nobody is "
               "in the middle")  # fmt: skip
         return 0
     if pinned:
         print("paired players:")
-        for p in pinned:
-            print(f"  {padded(p.name, 20)} {p.fingerprint}  paired {p.paired.date()}")
+        for p in pinned:  # names came from other players: as a screen may show them
+            print(f"  {padded(for_screen(p.title), 20)} {p.fingerprint}  paired {p.paired.date()}")
     else:
         print("no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)")
     return 0

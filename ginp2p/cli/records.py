@@ -41,6 +41,7 @@ def cmd_games(args: argparse.Namespace) -> int:
     if not games:
         print(f"no games in {directory}" + (f"\n{watched}" if watched else ""))
         return 0
+    games = _as_paired(games)
     for line in _games_table(games, shutil.get_terminal_size((80, 24)).columns):
         print(line)
     if any(g.unfinished for g in games):
@@ -49,6 +50,35 @@ def cmd_games(args: argparse.Namespace) -> int:
     if watched:
         print(watched)
     return 0
+
+
+def _as_paired(games: list[GameInfo]) -> list[GameInfo]:
+    """Each game's opponent named as it was paired, where its key is pinned under another
+    name than the one it played under (``Mallory (calls itself Alice)``): the name in a
+    game is only what the other side announced. Read from the ``.peer`` file, if it is
+    a plain file (a pipe there must not hang the listing)."""
+    import contextlib
+    import dataclasses
+
+    from ginp2p.files import peers
+    from ginp2p.files.gamefiles import PeerFile, peer_path
+
+    try:
+        pinned = {p.key: p for p in peers.all()}
+    except (OSError, peers.PeersError):  # `ginp2p keys` reports a damaged peers.json
+        return games
+    out = []
+    for g in games:
+        side = peer_path(g.path)
+        key = None
+        with contextlib.suppress(OSError, ValueError):
+            key = PeerFile.load(side).peer_public_key if side.is_file() else None
+        pin = pinned.get(key) if key is not None else None
+        if pin is not None and pin.named and g.opponent not in ("?", "-") \
+                and not peers.same_name(pin.name, g.opponent):  # fmt: skip
+            g = dataclasses.replace(g, opponent=f"{pin.name} (calls itself {g.opponent})")
+        out.append(g)
+    return out
 
 
 def _watched_line(directory: Path) -> str:
@@ -81,7 +111,9 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
 
     width = max(width, 60) - 1  # a line as wide as the terminal wraps in some of them
     rules = [g.preset + "*" * bool(g.changes) for g in games]
-    who = min(16, max(len("opponent"), *(get_cwidth(g.opponent) for g in games)))
+    # room for a name with the one it called itself beside it (``_as_paired``)
+    wide = 32 if any("(calls itself " in g.opponent for g in games) else 16
+    who = min(wide, max(len("opponent"), *(get_cwidth(g.opponent) for g in games)))
     how = max(len("rules"), *(len(r) for r in rules))
     number = len(str(len(games)))
     indent = " " * (number + 2)
@@ -97,6 +129,9 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
         lines.append(f"{indent}{g.path}")
         if g.changes:
             lines += textwrap.wrap(f"* {g.preset} with {g.changes}", width, initial_indent=indent,
+                                   subsequent_indent=indent + "  ")  # fmt: skip
+        if g.note:  # a file of the game that was skipped (a pipe named .peer)
+            lines += textwrap.wrap(f"({g.note})", width, initial_indent=indent,
                                    subsequent_indent=indent + "  ")  # fmt: skip
     return lines
 
@@ -159,7 +194,7 @@ def _known_keys() -> dict[bytes, str]:
 
     known: dict[bytes, str] = {}
     with contextlib.suppress(OSError, peers.PeersError):
-        known.update((p.key, f"paired with you as {p.name}") for p in peers.all())
+        known.update((p.key, f"paired with you as {p.title}") for p in peers.all())
     if (user_dir("config") / IDENTITY_FILE).is_file():  # or load_... would create one
         with contextlib.suppress(OSError, IdentityError):
             known[load_or_create_identity().public_key] = "you"

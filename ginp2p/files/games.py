@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -17,7 +16,7 @@ from typing import Any
 
 from ginp2p import __version__
 from ginp2p.files import peers
-from ginp2p.files.gamefiles import PeerFile, peer_path
+from ginp2p.files.gamefiles import NotAPeerFile, PeerFile, games_folder_closed, peer_path
 from ginp2p.files.logfile import (
     FileError,
     LogFile,
@@ -26,6 +25,7 @@ from ginp2p.files.logfile import (
     read_records,
     secrets_path,
 )
+from ginp2p.files.private import PRIVATE_FILE, read_regular, replace_atomically
 from ginp2p.present.words import for_screen, match_end_words, settings_words
 from ginp2p.proto.entry import GUEST, HOST
 from ginp2p.proto.log import Log
@@ -49,6 +49,7 @@ class GameInfo:
     unfinished: bool = False  # the match goes on: `ginp2p resume` continues it
     computer: bool = False  # a `play` against the computer (the host's file of it)
     player: str = "human"  # who plays this side on a resume: "human" or "bot"
+    note: str = ""  # what was not read, and why: a `.peer` that is a pipe, say
 
 
 def rules_accepted(path: Path) -> bool:
@@ -224,8 +225,8 @@ class _Audits:
         self.path = directory / CACHE_NAME
         self.known: dict[str, Any] = {}
         self.changed = False
-        with contextlib.suppress(OSError, ValueError):
-            known = json.loads(self.path.read_text())
+        with contextlib.suppress(OSError, ValueError, FileError):  # a pipe: not waited on
+            known = json.loads(read_regular(self.path))
             if isinstance(known, dict) and known.get("version") == __version__:
                 self.known = known.get("games", {})
 
@@ -265,15 +266,9 @@ class _Audits:
         if not self.changed and listed >= self.known.keys():
             return
         games = {name: v for name, v in self.known.items() if name in listed}
-        tmp = self.path.with_name(f"{CACHE_NAME}.{os.getpid()}")
-        try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-            with open(fd, "w") as f:
-                json.dump({"version": __version__, "games": games}, f)
-            os.replace(tmp, self.path)
-        except OSError:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        data = json.dumps({"version": __version__, "games": games}).encode()
+        with contextlib.suppress(OSError):  # never through a link planted at its name
+            replace_atomically(self.path, data, PRIVATE_FILE, durable=False)
 
 
 def list_games(directory: Path) -> list[GameInfo]:
@@ -285,12 +280,16 @@ def list_games(directory: Path) -> list[GameInfo]:
     Each log is read through the audit (read-only, no lock): a few tens of ms a game,
     remembered in the folder's :data:`CACHE_NAME` while the file is unchanged.
     """
+    games_folder_closed(directory)  # (as an older version may have left it open)
     audits = _Audits(directory)
     out: list[GameInfo] = []
     paths = sorted(directory.glob("*.ginlog"), reverse=True)
     for path in paths:
+        note = ""
         try:
             side: PeerFile | None = PeerFile.load(peer_path(path))
+        except NotAPeerFile:  # listed without it, and said (never waited on)
+            side, note = None, f"{peer_path(path).name} skipped: a pipe or a device, not a file"
         except ValueError:
             side = None
         # the hellos first, from memory if the file is remembered: a guest's file that
@@ -340,7 +339,7 @@ def list_games(directory: Path) -> list[GameInfo]:
         computer = side is not None and side.role == "host" and bool(side.computer_game)
         player = side.player if side is not None else "human"
         out.append(GameInfo(path, date, role, opponent, preset, result, changes, unfinished,
-                            computer, player))  # fmt: skip
+                            computer, player, note))  # fmt: skip
     audits.save({p.name for p in paths})
     return out
 

@@ -18,7 +18,15 @@ import nacl.bindings
 import nacl.signing
 
 from ginp2p.errors import Ginp2pError
-from ginp2p.files.logfile import fsync, fsync_dir, write_all
+from ginp2p.files.private import (
+    PRIVATE_FILE,
+    fsync,
+    fsync_dir,
+    open_regular,
+    private_folder,
+    read_all,
+    write_all,
+)
 from ginp2p.proto.keytext import fingerprint
 
 __all__ = [
@@ -81,11 +89,14 @@ class Identity:
 
 
 def _read_identity(path: Path) -> Identity:
-    mode = stat.S_IMODE(path.stat().st_mode)
-    if os.name == "posix" and mode & 0o077:
-        os.chmod(path, 0o600)
-        warnings.warn(f"{path} was readable by others; now mode 0600", stacklevel=3)
-    lines = path.read_text(encoding="ascii", errors="replace").split()
+    fd = open_regular(path)  # a pipe put in its place is refused, never waited on
+    try:
+        if os.name == "posix" and stat.S_IMODE(os.fstat(fd).st_mode) & 0o077:
+            os.fchmod(fd, PRIVATE_FILE)
+            warnings.warn(f"{path} was readable by others; now mode 0600", stacklevel=3)
+        lines = read_all(fd).decode("ascii", errors="replace").split()
+    finally:
+        os.close(fd)
     try:
         if " ".join(lines[:-1]) != _IDENTITY_HEADER:
             raise ValueError("unknown header")
@@ -105,7 +116,7 @@ def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Ident
     (never a new key in its place) if the key or its folder cannot be used."""
     directory = user_dir("config", home)
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        private_folder(directory)  # 0700 if made now, whatever the umask
     except OSError as exc:
         why = "it is not a folder" if directory.exists() else exc.strerror or str(exc)
         raise IdentityError(f"cannot keep your key in {directory}: {why} "
@@ -121,7 +132,7 @@ def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Ident
     seed = os.urandom(32)
     tmp = directory / f".{IDENTITY_FILE}.{os.getpid()}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE)
         try:
             write_all(fd, f"{_IDENTITY_HEADER}\n{seed.hex()}\n".encode("ascii"))
             fsync(fd)

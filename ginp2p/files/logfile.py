@@ -11,10 +11,7 @@ words every way a file can fail to be read, for all commands alike.
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
-import stat
-import sys
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +20,18 @@ from typing import Any
 import msgpack
 
 from ginp2p.errors import Ginp2pError
+from ginp2p.files.private import (
+    PRIVATE_FILE,
+    FileError,
+    NotAFile,
+    fsync,
+    fsync_dir,
+    open_private,
+    read_all,
+    read_regular,
+    replace_atomically,
+    write_all,
+)
 from ginp2p.files.recovery import MAX_RECORD, Recovery, is_secret, is_wire, parse_records
 from ginp2p.present.words import count
 from ginp2p.proto import events as ev
@@ -44,6 +53,7 @@ __all__ = [
     "fsync_dir",
     "hold_lock",
     "let_go",
+    "open_private",
     "read_error",
     "read_records",
     "replace_atomically",
@@ -52,20 +62,12 @@ __all__ = [
 ]
 
 
-class FileError(Ginp2pError):
-    """A log or secrets file that cannot be used."""
-
-
 class FileLocked(FileError):
     """Another process holds the file (one process per game file)."""
 
 
 class FileCorrupt(FileError):
     """Bytes in the file that are no record and no torn tail (not a crash artefact)."""
-
-
-class NotAFile(FileError):
-    """A path that names a pipe or a device: reading it could block or never end."""
 
 
 class NotALog(FileError):
@@ -110,52 +112,6 @@ class Torn:
 FILE_FORMAT = 1
 
 
-def fsync(fd: int) -> None:
-    """Durable before returning: what is sent or acted on after it survives a crash."""
-    os.fsync(fd)
-    if sys.platform == "darwin":  # fsync does not reach the platter on macOS
-        import fcntl
-
-        fcntl.fcntl(fd, fcntl.F_FULLFSYNC)
-
-
-def fsync_dir(path: Path) -> None:
-    """Make a new file's directory entry durable too."""
-    if os.name != "posix":
-        return
-    fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def write_all(fd: int, data: bytes) -> None:
-    """``os.write`` until every byte is written (it may write fewer)."""
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def replace_atomically(path: Path, data: bytes, mode: int) -> None:
-    """Write ``path`` whole or not at all (write, fsync, rename, fsync the folder): a
-    crash leaves the old or the new file, a failed write no temporary file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
-        try:
-            write_all(fd, data)
-            fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
-    fsync_dir(path)
-
-
 def _lock(fd: int, path: Path) -> None:
     try:
         import fcntl
@@ -179,7 +135,7 @@ def hold_lock(path: Path, note: str | None = None) -> int:
     removes the file); ``note``, if given, is written into it for whoever finds it
     locked. FileLocked if another process holds it."""
     while True:
-        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o600)
+        fd = open_private(path, os.O_RDWR)
         try:
             _lock(fd, path)
             if not _still_named(fd, path):
@@ -212,23 +168,14 @@ def let_go(fd: int, path: Path) -> None:
     os.close(fd)
 
 
-def _read_all(fd: int) -> bytes:
-    os.lseek(fd, 0, os.SEEK_SET)
-    chunks = []
-    while chunk := os.read(fd, 1 << 20):
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
 def _open_records(
     path: Path, magic: bytes, mode: int, repair: bool
 ) -> tuple[int, list[bytes], Torn | None]:
-    """Open (creating), lock, read the whole records, cut a torn tail."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_CLOEXEC", 0), mode)
+    """Open (creating), lock, read the whole records, cut a torn tail. Only a regular
+    file, never through a symbolic link (:func:`open_private`), made ``mode``."""
+    fd = open_private(path, os.O_RDWR | os.O_APPEND, mode)
     try:
         _lock(fd, path)
-        if hasattr(os, "fchmod") and mode == 0o600:
-            os.fchmod(fd, mode)
         records, torn = _load_records(fd, path, magic, repair)
     except BaseException:
         os.close(fd)
@@ -280,7 +227,7 @@ def _parse_file(
 def _load_records(
     fd: int, path: Path, magic: bytes, repair: bool
 ) -> tuple[list[bytes], Torn | None]:
-    data = _read_all(fd)
+    data = read_all(fd)
     parsed = _parse_file(data, path, magic)
     if parsed is None:
         os.ftruncate(fd, 0)  # new, or torn while being created
@@ -321,12 +268,7 @@ def read_records(
     for a person.
     """
     magic = LogFile.MAGIC if magic is None else magic
-    mode = os.stat(path).st_mode
-    if stat.S_ISDIR(mode):
-        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    if not stat.S_ISREG(mode):
-        raise NotAFile(f"{path} is a pipe or a device, not a file")
-    data = Path(path).read_bytes()
+    data = read_regular(path)
     recovery = Recovery(data, _WHOLE[magic])
     parsed = _parse_file(data, path, magic, recovery)
     if parsed is None:
@@ -366,7 +308,7 @@ class _RecordFile:
     """An append-only file of msgpack-bin records after a magic header."""
 
     MAGIC = b""
-    MODE = 0o644
+    MODE = PRIVATE_FILE  # a game's log holds its chat and who played it: the player's alone
 
     def __init__(self, path: Path, fd: int, records: list[bytes], torn: Torn | None) -> None:
         self.path = path
@@ -447,7 +389,6 @@ class SecretsFile(_RecordFile):
     """The peer's own secrets (mode 0600): seeds per hand and answered challenges."""
 
     MAGIC = b"GINSEC1\n"
-    MODE = 0o600
 
     def __init__(self, path: Path, fd: int, records: list[bytes], torn: Torn | None) -> None:
         super().__init__(path, fd, records, torn)

@@ -17,6 +17,7 @@ import contextlib
 import hashlib
 import json
 import os
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -24,7 +25,13 @@ from pathlib import Path
 
 from ginp2p.errors import Ginp2pError
 from ginp2p.files.identity import user_dir
-from ginp2p.files.logfile import replace_atomically
+from ginp2p.files.private import (
+    NotAFile,
+    open_private,
+    private_folder,
+    read_regular,
+    replace_atomically,
+)
 from ginp2p.present.words import for_screen
 from ginp2p.proto.keytext import fingerprint, key_from_text, key_to_text
 
@@ -37,8 +44,10 @@ __all__ = [
     "forget",
     "is_pinned",
     "lookup",
+    "named_so",
     "pin",
     "safety_number",
+    "same_name",
 ]
 
 PEERS_FILE = "peers.json"
@@ -53,15 +62,86 @@ class PeersError(Ginp2pError):
 
 @dataclass(frozen=True, slots=True)
 class Peer:
-    """One pinned peer: the name it was paired under and its key."""
+    """One pinned peer: the name it was paired under (its fingerprint while no hello
+    has named it), its key, and ``calls_itself``: the other name its key announced
+    since, if it did (never merged into ``name``: a name is only words, the key is the
+    player)."""
 
     name: str
     key: bytes
     paired: datetime
+    calls_itself: str = ""
 
     @property
     def fingerprint(self) -> str:
         return fingerprint(self.key)
+
+    @property
+    def named(self) -> bool:
+        """Whether a hello named this pin (pairing pins a key alone)."""
+        return self.name != self.fingerprint
+
+    @property
+    def title(self) -> str:
+        """This player as a screen names it: the name it was paired under, and the one
+        it calls itself now beside it (``Mallory (calls itself Alice)``); ``unnamed``
+        for a pin no hello named. Where two could be confused, show the fingerprint
+        with it (:attr:`described`)."""
+        own = self.name if self.named else "unnamed"
+        return f"{own} (calls itself {self._other})" if self._other else own
+
+    @property
+    def described(self) -> str:
+        """The title with the fingerprint: ``Mallory (calls itself Alice, ab12-…)``."""
+        own = self.name if self.named else "unnamed"
+        also = f"calls itself {self._other}, " if self._other else ""
+        return f"{own} ({also}{self.fingerprint})"
+
+    @property
+    def _other(self) -> str:
+        """The name this key calls itself, if it is not its own."""
+        other = self.calls_itself
+        return "" if not other or (self.named and same_name(other, self.name)) else other
+
+
+#: Letters of other scripts drawn like Latin ones (Cyrillic, Greek, Armenian), capitals
+#: read before case is dropped, small letters after: "Аlice" with a Cyrillic А is
+#: Alice to a reader (:func:`name_key`).
+_LIKE_CAPITALS = str.maketrans("АВЕКМНОРСТХЅІЈУΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEKMHOPCTXSIJYABEZHIKMNOPTYX")
+_LIKE_SMALL = str.maketrans("асԁеһіјӏорԛѕսѵԝхуᴢαικνορυχ", "acdehijlopqsuvwxyzaikvopux")
+#: Characters that draw nothing (fillers, the blank braille cell) beyond the format and
+#: combining characters :func:`name_key` drops by their category.
+_BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
+def name_key(name: str) -> str:
+    """A name as a reader tells it from another: compatibility forms unfolded (full-width
+    letters, ligatures), accents, invisible and format characters (joiners, variation
+    selectors, bidi controls), blanks and case dropped, and letters of other scripts
+    drawn like Latin ones read as those. Two names with one key could be taken for each
+    other on a screen.
+
+    >>> name_key("Al\u200dice") == name_key("\u0410lice") == name_key("ＡＬＩＣＥ") == "alice"
+    True
+    >>> name_key("Renée") == name_key("Rene\u0301e")
+    True
+    """
+    drawn = (
+        c for c in unicodedata.normalize("NFKD", name)
+        if unicodedata.category(c)[0] not in "CZ" and unicodedata.category(c) not in ("Mn", "Me")
+        and c not in _BLANK
+    )  # fmt: skip
+    return "".join(drawn).translate(_LIKE_CAPITALS).casefold().translate(_LIKE_SMALL)
+
+
+def same_name(a: str, b: str) -> bool:
+    """Whether two names could be taken for one another (:func:`name_key`)."""
+    return name_key(a) == name_key(b)
+
+
+def named_so(name: str, pinned: list[Peer]) -> list[Peer]:
+    """The pins paired under ``name`` (not the ones that only call themselves so)."""
+    return [p for p in pinned if p.named and same_name(p.name, name)]
 
 
 # ------------------------------------------------------------------ the file
@@ -73,9 +153,11 @@ def _path(home: Home) -> Path:
 
 def _read(path: Path) -> list[Peer]:
     try:
-        raw = path.read_bytes()
+        raw = read_regular(path)  # a pipe named peers.json is refused, never waited on
     except FileNotFoundError:
         return []
+    except NotAFile as exc:
+        raise PeersError(f"{exc}; remove it") from exc
     try:
         doc = json.loads(raw)
         if not isinstance(doc, dict) or doc.get("format") != _FORMAT:
@@ -87,6 +169,7 @@ def _read(path: Path) -> list[Peer]:
                 for_screen(str(p["name"])),
                 key_from_text(p["key"]),
                 datetime.fromisoformat(p["paired"]),
+                for_screen(str(p.get("calls_itself") or "")),  # older files have none
             )
             for p in doc["peers"]
         ]
@@ -99,6 +182,7 @@ def _write(path: Path, peers: list[Peer]) -> None:
         "format": _FORMAT,
         "peers": [
             {"name": p.name, "key": key_to_text(p.key), "paired": p.paired.isoformat()}
+            | ({"calls_itself": p.calls_itself} if p.calls_itself else {})
             for p in peers
         ],
     }
@@ -110,13 +194,13 @@ def _write(path: Path, peers: list[Peer]) -> None:
 def _locked(home: Home) -> Iterator[Path]:
     """Serialise read-modify-write across processes (POSIX; elsewhere best effort)."""
     path = _path(home)
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    private_folder(path.parent)
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
         yield path
         return
-    fd = os.open(path.with_name(f".{PEERS_FILE}.lock"), os.O_RDWR | os.O_CREAT, 0o600)
+    fd = open_private(path.with_name(f".{PEERS_FILE}.lock"), os.O_RDWR)  # never via a link
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield path
@@ -128,16 +212,25 @@ def _locked(home: Home) -> Iterator[Path]:
 
 
 def pin(key: bytes, name: str, *, home: Home = None, when: datetime | None = None) -> Peer:
-    """Pin ``key`` under ``name``. Pinning a known key again renames it (an empty
-    ``name`` keeps the old one) and keeps the date it was first paired."""
+    """Pin ``key`` under ``name``, keeping the date it was first paired. The first name
+    a key gives names its pin, unless another pin has that name: the name a player
+    knows a pin by never changes, so a later different ``name`` (or one another pin
+    has) is kept beside it as ``calls_itself``, never in its place. An empty ``name``
+    changes nothing but pins the key."""
     if len(key) != 32:
         raise ValueError(f"a public key has 32 bytes, not {len(key)}")
     with _locked(home) as path:
         peers = _read(path)
         old = next((p for p in peers if p.key == key), None)
-        name = for_screen(name.strip()) or (old.name if old else fingerprint(key))
+        said = for_screen(name.strip())
+        own, calls = (old.name, old.calls_itself) if old else (fingerprint(key), "")
+        if said and old is not None and old.named:
+            calls = "" if same_name(said, own) else said
+        elif said:  # the first name: its own, unless another pin has it
+            others = [p for p in peers if p.key != key]
+            own, calls = (own, said) if named_so(said, others) else (said, "")
         paired = old.paired if old else (when or datetime.now(UTC)).replace(microsecond=0)
-        peer = Peer(name, key, paired)
+        peer = Peer(own, key, paired, calls)
         peers = [p for p in peers if p.key != key] + [peer]
         _write(path, peers)
     return peer
@@ -195,7 +288,7 @@ def find(name_or_fingerprint: str, peers: list[Peer]) -> Peer:
     so (dashes optional): how `keys --forget` and `keys --safety` name a player.
     LookupError, saying which, if nothing or more than one peer matches."""
     wanted = name_or_fingerprint.strip()
-    hits = [p for p in peers if p.name.casefold() == wanted.casefold()]
+    hits = named_so(wanted, peers)
     if not hits and (prefix := _squash(wanted)):
         hits = [p for p in peers if _squash(p.fingerprint).startswith(prefix)]
     if not hits:
@@ -203,10 +296,11 @@ def find(name_or_fingerprint: str, peers: list[Peer]) -> Peer:
             f"no paired player is called {wanted!r} or has a fingerprint "
             "starting so (`ginp2p keys` lists them)"
         )
-    if len(hits) > 1:
-        listed = ", ".join(f"{p.name} ({p.fingerprint})" for p in hits)
+    if len(hits) > 1:  # a name: never a guess between keys
+        listed = "; ".join(p.described for p in hits)
         raise LookupError(
-            f"{wanted!r} matches {len(hits)} paired players: {listed}; give more of the fingerprint"
+            f"{wanted!r} matches {len(hits)} paired players, told apart only by their "
+            f"fingerprints: {listed}; name one by the start of its fingerprint"
         )
     return hits[0]
 

@@ -26,7 +26,7 @@ import contextlib
 import errno
 import ipaddress
 import logging
-import os
+import secrets
 from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
@@ -51,10 +51,24 @@ from ginp2p.net.endpoint import (
     Received,
     Rejected,
 )
+from ginp2p.net.resources import (
+    HANDSHAKE_IVL_MS,
+    MAX_BACKLOG,
+    MAX_CONNECTIONS,
+    MAX_GROWTH,
+    MAX_MESSAGE,
+    ZapHandler,
+    forget_strangers,
+    raise_open_files_limit,
+    shut,
+    to_shed,
+)
+from ginp2p.net.resources import rss as _rss
 from ginp2p.proto.frames import Frame, FrameError, PairFrame, decode_frame, encode_frame
 
 __all__ = [
     "MAX_BACKLOG",
+    "MAX_CONNECTIONS",
     "MAX_MESSAGE",
     "GuestEndpoint",
     "HostEndpoint",
@@ -65,22 +79,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: ZMQ_MAXMSGSIZE: far above the largest entry (a 108-card lock is about 28 KB).
-MAX_MESSAGE = 1 << 20
-#: Received frames not yet taken by the game. Past this, reading pauses, so a flood
-#: waits in ZeroMQ's bounded queues and then in its sender's TCP window, not in memory.
-MAX_BACKLOG = 256
-#: How far this process's memory may grow past its size at the host's start before
-#: every connection is dropped. ZeroMQ bounds each part of a message, not a message of
-#: endless parts: a stranger admitted while the host pairs could grow it to gigabytes
-#: in seconds, and closing the connection is what frees it.
-MAX_GROWTH = 256 << 20
-#: The soft limit on open files a host raises itself to (within the hard limit). Each
-#: TCP connection is a file: under a low limit (256 on macOS, 1024 on many Linux
-#: systems) a stranger's idle connections left none for the friend's, and ZeroMQ only
-#: closes one that never greets after its 30 s handshake interval. 10240 is macOS's
-#: per-process ceiling.
-OPEN_FILES = 10240
 ZAP_DOMAIN = "ginp2p"
 HEARTBEAT_IVL_MS = 1000
 HEARTBEAT_TIMEOUT_MS = 3000
@@ -129,6 +127,7 @@ class _Endpoint:
         s.heartbeat_ivl = HEARTBEAT_IVL_MS
         s.heartbeat_timeout = HEARTBEAT_TIMEOUT_MS
         s.heartbeat_ttl = HEARTBEAT_TIMEOUT_MS
+        s.handshake_ivl = HANDSHAKE_IVL_MS
         s.curve_publickey = z85.encode(self.curve_public)
         s.curve_secretkey = z85.encode(self._secret)
         return s
@@ -226,40 +225,13 @@ class _Endpoint:
     async def close(self) -> None:
         """Stop the loops, close every socket and the context (never hangs: linger 0)."""
         await self._close_socket()
-        self._close_extra()
+        await self._close_extra()
         if self.ctx is not None:
             self.ctx.term()
             self.ctx = None
-        # a turn of the loop for the tasks just cancelled (the ZAP handler's poll) to let
-        # go of their sockets' descriptors: else that cleanup, coming later, unhooked the
-        # next endpoint's ZAP socket, given the same descriptor, and no handshake ended
-        await asyncio.sleep(0)
 
-    def _close_extra(self) -> None:
+    async def _close_extra(self) -> None:
         pass
-
-
-def raise_open_files_limit(want: int = OPEN_FILES) -> None:
-    """Raise this process's soft limit on open files towards ``want``, never past the
-    hard limit (a best effort: where it cannot be raised, nothing changes)."""
-    try:
-        import resource
-    except ImportError:  # Windows: no such limit to raise
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    target = want if hard == resource.RLIM_INFINITY else min(want, hard)
-    if soft != resource.RLIM_INFINITY and soft < target:
-        with contextlib.suppress(ValueError, OSError):
-            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
-
-
-def _rss() -> int | None:
-    """This process's resident memory in bytes (Linux; None where it cannot be read)."""
-    try:
-        with open("/proc/self/statm", "rb") as f:
-            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return None
 
 
 class _Admission:
@@ -315,11 +287,15 @@ class HostEndpoint(_Endpoint):
         self.partner: bytes | None = None  # the pinned peer heard from last
         self._routes: dict[bytes, bytes] = {}  # CURVE key -> routing id
         self._fds: dict[bytes, int] = {}  # CURVE key -> socket fd of its connection
+        self._pairing_fds: dict[bytes, int] = {}  # the same, for a stranger pairing now
         self._up: set[bytes] = set()
         #: CURVE key -> how many of its connections ZAP admitted (a ROUTER tells the
         #: connections of one routing id apart by nothing else)
         self._connections: dict[bytes, int] = {}
-        self._auth: Any = None
+        self._auth: ZapHandler | None = None
+        #: fds of the connections open now, oldest first; ``shed``: how many were closed
+        self._open: dict[int, None] = {}
+        self.shed = 0
         self._watchdog: asyncio.Task[None] | None = None
 
     def admits(self, key: bytes) -> bool:
@@ -329,10 +305,23 @@ class HostEndpoint(_Endpoint):
     def admitted(self, key: bytes) -> None:
         """ZAP let a new connection of ``key`` in. Called before the handshake ends, so
         before any message of that connection is read."""
-        self._connections[key] = self._connections.get(key, 0) + 1
+        self._connections[key] = self._connections.pop(key, 0) + 1
+        forget_strangers(self._connections, self.pinned)
 
     def pin(self, key: bytes) -> None:
         self.pinned.add(key)
+
+    def _learn_route(self, peer: bytes, routing_id: bytes) -> None:
+        """``peer`` is heard on ``routing_id``, which the newest connection claiming it
+        holds (ROUTER_HANDOVER): another key's route there is that key's no longer."""
+        if self._routes.get(peer) == routing_id:
+            return  # the common case: no other key holds it (kept so below)
+        for key, route in list(self._routes.items()):
+            if route == routing_id:
+                del self._routes[key]
+        self._routes.pop(peer, None)
+        self._routes[peer] = routing_id
+        forget_strangers(self._routes, self.pinned)
 
     def paired_with(self, key: bytes) -> None:
         """Pairing is over: only ``key`` may connect from now on, and the routes of the
@@ -353,12 +342,10 @@ class HostEndpoint(_Endpoint):
     async def start(self) -> int:
         """Start the ZAP handler, bind; returns the port really bound. Raises the
         process's limit on open files first (:data:`OPEN_FILES`)."""
-        from zmq.auth.asyncio import AsyncioAuthenticator
-
         raise_open_files_limit()
 
         self.ctx = zmq.asyncio.Context()
-        self._auth = AsyncioAuthenticator(self.ctx)
+        self._auth = ZapHandler(self.ctx)
         self._auth.start()
         self._auth.configure_curve_callback(ZAP_DOMAIN, _Admission(self))
         try:
@@ -393,6 +380,8 @@ class HostEndpoint(_Endpoint):
         await self._close_socket()
         self._routes.clear()
         self._fds.clear()
+        self._pairing_fds.clear()
+        self._open.clear()
         for peer in list(self._up):
             self.events.put_nowait(LinkDown(peer))
         self._up.clear()
@@ -445,16 +434,18 @@ class HostEndpoint(_Endpoint):
         frame = self._decode(parts[1:], peer, connection)
         if frame is None:
             return
+        self._learn_route(peer, routing_id)
         if peer not in self.pinned:
             if isinstance(frame, PairFrame) and self.pairing:
-                self._routes[peer] = routing_id
+                with contextlib.suppress(Exception):  # (its connection is shed last)
+                    self._pairing_fds[peer] = int(parts[1].get(zmq.SRCFD))
+                forget_strangers(self._pairing_fds, self.pinned)
                 self.events.put_nowait(Received(frame, peer))
                 return
-            self._routes[peer] = routing_id  # only ever used to say "pair first" (a bye)
+            # its route is only ever used to say "pair first" (a bye)
             self.dropped += 1
             self.events.put_nowait(BadFrame(peer, NOT_PAIRED_YET, connection))
             return
-        self._routes[peer] = routing_id
         self.partner = peer
         with contextlib.suppress(Exception):
             self._fds[peer] = int(parts[1].get(zmq.SRCFD))
@@ -465,6 +456,13 @@ class HostEndpoint(_Endpoint):
         self.events.put_nowait(Received(frame, peer))
 
     def _on_monitor(self, event: int, value: int) -> None:
+        if event == zmq.EVENT_ACCEPTED:
+            self._open[value] = None
+            if len(self._open) > MAX_CONNECTIONS:
+                self._shed()
+        elif event in (zmq.EVENT_DISCONNECTED, zmq.EVENT_CLOSED):
+            self._open.pop(value, None)
+            self._pairing_fds = {k: fd for k, fd in self._pairing_fds.items() if fd != value}
         if event == zmq.EVENT_DISCONNECTED:
             for peer, fd in list(self._fds.items()):
                 if fd == value:
@@ -477,6 +475,15 @@ class HostEndpoint(_Endpoint):
         elif event == zmq.EVENT_HANDSHAKE_FAILED_NO_DETAIL:  # a timeout, a cut
             self.events.put_nowait(Rejected(None, BROKEN_HANDSHAKE))
 
+    def _shed(self) -> None:
+        """Close one connection: a silent one first, the partner's and pairing ones last."""
+        pairing = self._pairing_fds.values()
+        partner = [self._fds[self.partner]] if self.partner in self._fds else []
+        fd = to_shed(self._open, {*self._fds.values(), *pairing}, [*partner, *pairing])
+        if fd is not None:
+            del self._open[fd]
+            self.shed += shut(fd, self.port)
+
     async def send(self, frame: Frame, to: bytes | None = None) -> bool:
         """Send to ``to`` (default: the partner). False if it has no route now."""
         peer = to if to is not None else self.partner
@@ -485,20 +492,21 @@ class HostEndpoint(_Endpoint):
             return False
         return await self._send_parts([route, *encode_frame(frame)])
 
-    def _close_extra(self) -> None:
+    async def _close_extra(self) -> None:
         if self._watchdog is not None:
             self._watchdog.cancel()
             self._watchdog = None
         if self._auth is not None:
-            self._auth.stop()
+            await self._auth.aclose()
             self._auth = None
 
 
 class GuestEndpoint(_Endpoint):
     """The guest's DEALER, connected to the host whose CURVE key is ``server_key``.
 
-    Its routing id is its own CURVE key (z85), so a reconnection takes over the old
-    route at once (ROUTER_HANDOVER) instead of waiting for the heartbeat to drop it.
+    Its routing id is random (a known one, as its key was, let a stranger the host admits
+    while it pairs take the route) and one for its life, so a reconnection takes over the
+    old route at once (ROUTER_HANDOVER) instead of waiting for the heartbeat to drop it.
     """
 
     role: Literal["guest"] = "guest"
@@ -521,7 +529,7 @@ class GuestEndpoint(_Endpoint):
         self.ctx = zmq.asyncio.Context()
         s = self.sock = self._make_socket(zmq.DEALER)
         s.curve_serverkey = z85.encode(self.server_key)
-        s.routing_id = z85.encode(self.curve_public)
+        s.routing_id = b"g" + secrets.token_bytes(16)  # never a leading zero byte (ZeroMQ's)
         s.reconnect_ivl = 250
         s.reconnect_ivl_max = 2000
         self._spawn()

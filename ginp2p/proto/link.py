@@ -12,9 +12,11 @@ messages:
 * The peer protocol version, carried by every ``have``: a peer that speaks another
   one ends a game not yet begun, and is ignored (said once) in a game it has already
   spoken ours in.
-* ``bye``: the other side leaves. Its reason and the state of the game say what that
-  means: it paused, it closed a game before it began, it forgot our key, or it left
-  another game it had open with us.
+* ``bye``: the other side leaves. Its reason is its own words, never a command: only
+  the state of this side's log says what leaving means. A bye before the other side
+  wrote anything ends a game never begun; after that it ends nothing (it paused, it
+  says it does not know our key, it left another game it had open with us), and the
+  game waits for it, saved.
 
 :class:`Link` takes frames and the time, and gives back frames to send and typed
 events (:data:`LinkOutput`); no sockets, no tasks, no clock of its own. The session
@@ -53,7 +55,8 @@ PAUSE_REASON = "left for now; the game can be resumed"
 #: one resumed): it says nothing about the game the other side is in.
 OTHER_GAME_REASON = "it was in another game with you"
 #: The bye of a host that is pairing to a key it does not know (never paired, or forgotten
-#: with ``ginp2p keys --forget``): a guest that resumes a game with it cannot go on.
+#: with ``ginp2p keys --forget``). Any peer may say it: in a game that holds the other
+#: side's entries it ends nothing (:attr:`Leaving.FORGOT_US`).
 UNKNOWN_KEY_REASON = (
     "this host does not know your key: pair with the host's code (--pair-code CODE)"
 )
@@ -130,8 +133,9 @@ class Leaving(enum.Enum):
     ANOTHER_GAME = "another game"
     #: It closed the game before its hello: there is no game to wait for.
     NEVER_BEGAN = "never began"
-    #: The host does not know our key any more: waiting on would never end.
-    FORGOT_US = "forgot us"
+    #: It says it does not know our key (a host that forgot us and pairs again, or a
+    #: peer that only says so): its words; the game waits for it, saved, as after LEFT.
+    FORGOT_US = "says it forgot us"
     #: It paused before its hello: the game waits for it to join again.
     PAUSED_BEFORE_HELLO = "paused before its hello"
     #: It left while our player is asked about the host's rules.
@@ -151,8 +155,9 @@ class PeerLeft:
 
     @property
     def ends_the_game(self) -> bool:
-        """Whether this side's game cannot go on after it."""
-        return self.meaning in (Leaving.NEVER_BEGAN, Leaving.FORGOT_US)
+        """Whether this side's game cannot go on after it: only a game the other side
+        never wrote in (whatever a bye says, a game with its entries waits for it)."""
+        return self.meaning is Leaving.NEVER_BEGAN
 
 
 LinkOutput = (
@@ -282,6 +287,8 @@ class Link:
         return out
 
     def _leaving(self, reason: str, finishing: bool) -> Leaving:
+        """What a bye means, from this side's log; ``reason`` (the other side's words)
+        only picks the words, and ends nothing the other side has written in."""
         p = self.proto
         before_hello = p.have()[p.opponent] == 0
         if reason == OTHER_GAME_REASON or self.elsewhere:

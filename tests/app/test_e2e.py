@@ -202,8 +202,8 @@ def test_a_second_ginp2p_of_the_guest_cannot_join_the_same_host(tmp_path: Path) 
         g.wait_for(r"drew")
         g2 = guest(tmp_path / "g", join, code=None, name="second")
         assert g2.wait() == 1, g2.output
-        assert re.search(r"another ginp2p of yours is already in a game with Hosta \(process "
-                         rf"{g.proc.pid}, \S+\.ginlog\): finish or leave that one first",
+        assert re.search(r"another ginp2p of yours is already in a game with Hosta \([\w-]+\) "
+                         rf"\(process {g.proc.pid}, \S+\.ginlog\): finish or leave that one first",
                          g2.output), g2.output  # fmt: skip
         assert "connected" not in g2.output
         g3 = Peer(tmp_path / "g", ["bot", "--resume", str(g.game_file())], name="resumed")

@@ -122,6 +122,11 @@ def test_a_computer_player_that_dies_is_started_again(tmp_path: Path) -> None:
     (ours,) = sorted((tmp_path / "games").glob("*.ginlog"))
     (theirs,) = sorted((tmp_path / "games" / "computer").glob("*.ginlog"))
     assert_same_and_clean(ours, theirs)
+    # the games are the player's alone: no other local user lists them or reads a chat
+    kept = [tmp_path / "games", *(tmp_path / "games").rglob("*")]
+    modes = {p.relative_to(tmp_path).as_posix(): p.stat().st_mode & 0o777 for p in kept}
+    assert modes == {name: 0o700 if (tmp_path / name).is_dir() else 0o600 for name in modes}
+    assert {".out", ".peer", ".secrets"} <= {p.suffix for p in kept}, modes
 
 
 @pytest.mark.e2e
@@ -272,7 +277,9 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(
     said_yes = guest_file("20250101-120000-guest.ginlog", 2)  # older, and begun
     listed = run_ginp2p(tmp_path, "games").stdout
     assert str(said_yes) in listed and str(other) not in listed, listed
-    assert "  Ann  " in listed and "unfinished, not dealt yet" in listed, listed  # as join says
+    # (the pin's name, and the one its hello gives beside it)
+    assert "  Hosta (calls itself Ann)  " in listed, listed
+    assert "unfinished, not dealt yet" in " ".join(listed.split()), listed  # as join says
     joined = run_ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert joined.returncode == 1, joined.stdout + joined.stderr
     assert re.search(r"you have an unfinished game with this host, game 1 of `ginp2p games` "

@@ -311,7 +311,8 @@ def test_a_connection_that_keeps_dropping_mid_hand(games: Games) -> None:
 def test_a_game_that_fails_after_a_hand_began_is_kept(
         games: Games, monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """An error ends the game; only a game in which nothing was played is removed. Here
-    a hand had begun, so the files stay, and the game can be resumed."""
+    a hand had begun, so the files stay, and the game can be resumed; the last line says
+    the other player's clock runs on meanwhile."""
     real = BotPlayer.next_command
 
     def next_command(self: BotPlayer, seat: Seat) -> Command | None:
@@ -327,7 +328,10 @@ def test_a_game_that_fails_after_a_hand_began_is_kept(
         assert await games.finish(g) == [1], g.output
         await games.stop(h)
         assert "the player failed: RuntimeError: a bug in the player" in g.output
-        assert "the game is saved; continue it with: ginp2p resume" in g.output
+        # the clock runs on while the player is away: the last line says so
+        assert f"the game is saved; continue it with: ginp2p resume {g.path}; while you " \
+               "are away, Hosta may claim the match once a move of yours has waited 3 s" \
+               in g.output.splitlines(), g.output  # fmt: skip
         assert "is not kept" not in g.output
         assert entries(g.path), "its entries are kept"
 
@@ -369,8 +373,8 @@ def test_a_guest_resuming_against_a_host_that_forgot_it_is_told_to_pair_again(
         games: Games) -> None:  # fmt: skip
     """Only the host forgot the guest and hosts a new game; the guest, which still pins
     the host, resumes their old game against it. The host tells it that it does not know
-    its key; the guest stops, saved, and says how to pair again. It used to say `Hosta
-    left (...); the game is saved on both sides` and wait for ever."""
+    its key; the guest says so as the host's words, with how to pair again, and waits,
+    saved: a bye is no command (any peer may say that line), so it ends no game."""
     from ginp2p.app.connection import forgotten_by_words
 
     async def main() -> None:
@@ -384,11 +388,13 @@ def test_a_guest_resuming_against_a_host_that_forgot_it_is_told_to_pair_again(
         h2 = await games.start(games.host())
         try:
             g = await games.start(games.resume(dead, port=h2.port))
-            assert await games.finish(g) == [1], g.output
-            assert f"error: {forgotten_by_words('Hosta')}" in g.output.splitlines()
-            assert f"the game is saved; continue it with: ginp2p resume {g.path}" in g.output
-            assert g.path.exists()
+            await g.wait_for(re.escape(forgotten_by_words("Hosta")))
             await h2.wait_for("did not pair: it was told to use the pairing code")
+            assert g.code is None and "error" not in g.output, g.output
+            assert g.output.count("does not know your key") == 1, "said once"
+            g.session.submit(QuitCmd())
+            assert await games.finish(g) == [0], g.output
+            assert g.path.exists()
         finally:
             await games.stop(h2)
 

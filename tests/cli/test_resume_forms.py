@@ -281,7 +281,7 @@ def test_the_lan_list_names_the_unfinished_game_with_a_host(
     stranger = Found("Zed", ("192.168.1.9",), 52801, bytes(range(32)), "1")
     ann = Found("Ann", ("192.168.1.5",), 52801, key, "1")
     lines = lan._found_line(ann, args).splitlines()
-    assert lines[0].startswith("Ann  fingerprint ") and "paired with you as Ann" in lines[0]
+    assert lines[0].startswith("Ann  fingerprint ") and lines[0].endswith("  paired with you")
     assert lines[2] == ("     your unfinished game with this host, game 1 of `ginp2p games` "
                         "(Ann, began 2025-01-03 12:00, unfinished, 0 to 0): `ginp2p resume 1` "
                         "continues it")  # fmt: skip

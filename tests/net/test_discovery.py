@@ -340,9 +340,11 @@ def test_the_lan_list_tells_hosts_of_one_name_apart(
     assert cli.main(["join"]) == 1
     out, err = capsys.readouterr()
     first, second = out.split("  2. ")
-    assert f"1. Alice  fingerprint {fingerprint(one)}  paired with you as Alice" in first
+    assert f"1. Alice  fingerprint {fingerprint(one)}  paired with you\n" in first
     assert f"Alice  fingerprint {fingerprint(two)}  (another ginp2p version" in second
-    assert "paired" not in second
+    assert "paired with you" not in second  # the same name, another key: said so
+    assert (f"not the Alice you paired with: this key's fingerprint is {fingerprint(two)}, "
+            f"the Alice you paired with has {fingerprint(one)}") in second  # fmt: skip
     assert f"ginp2p join {games[1].join()}" in second
     assert "no game chosen" in err
     games.clear()

@@ -333,3 +333,17 @@ def test_a_guest_is_told_soon_when_nothing_listens(tmp_path: Path, listening: bo
             )
 
     asyncio.run(main())
+
+
+def test_hosts_one_after_another_in_one_loop_each_admit_their_guest(tmp_path: Path) -> None:
+    """A host closed and the next started in the same event loop (as after a guest who
+    declined): the closed one's ZAP handler lets go of its socket before it closes, so
+    the next one's, which may get the same descriptor, still answers (no handshake ended)."""
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+
+    async def main() -> None:
+        for _ in range(3):
+            async with _host_and_friend(h, g):
+                pass
+
+    asyncio.run(main())

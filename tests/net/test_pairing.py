@@ -488,13 +488,13 @@ def test_peers_pin_rename_forget(tmp_path: Path) -> None:
     first = datetime(2024, 5, 1, 12, 0, tzinfo=UTC)
     peers.pin(a, "Alice", home=tmp_path, when=first)
     peers.pin(b, "Bob", home=tmp_path)
-    peers.pin(c, "bob", home=tmp_path)
+    peers.pin(c, "bob", home=tmp_path)  # another pin's name: it only calls itself so
     again = peers.pin(a, "Alice B.", home=tmp_path)
     assert again.paired == first  # the first pairing date is kept
-    assert peers.pin(a, " ", home=tmp_path).name == "Alice B."  # paired again: name kept
-    assert [p.name for p in peers.all(home=tmp_path)] == ["Alice B.", "Bob", "bob"]
-    with pytest.raises(LookupError, match="matches 2 paired players"):
-        peers.forget("BOB", home=tmp_path)
+    assert (again.name, again.calls_itself) == ("Alice", "Alice B.")  # never renamed
+    assert peers.pin(a, " ", home=tmp_path).title == "Alice (calls itself Alice B.)"
+    assert [p.title for p in peers.all(home=tmp_path)] == [
+        "Alice (calls itself Alice B.)", "Bob", "unnamed (calls itself bob)"]  # fmt: skip
     fp = fingerprint(c)
     assert peers.forget(fp[:9].upper(), home=tmp_path).key == c
     assert peers.forget("bob", home=tmp_path).key == b

@@ -184,9 +184,18 @@ def test_a_pause_before_the_other_sides_hello_keeps_the_game_waiting() -> None:
     assert left.meaning is Leaving.PAUSED_BEFORE_HELLO and not left.ends_the_game
 
 
-def test_a_host_that_forgot_our_key_ends_the_game() -> None:
-    left = _bye(_both_hellos(), UNKNOWN_KEY_REASON)
-    assert left.meaning is Leaving.FORGOT_US and left.ends_the_game
+@pytest.mark.parametrize("me", [GUEST, HOST])
+def test_no_bye_ends_a_game_the_other_side_has_written_in(me: int) -> None:
+    """A bye's reason is the other side's words: any peer may say the host's "unknown
+    key" line (or anything else) mid-game, and the game waits for it, saved. (It used to
+    end the game, exit 1, so that the sender could claim against a player gone.)"""
+    proto = _both_hellos(me)
+    left = _bye(proto, UNKNOWN_KEY_REASON)
+    assert left.meaning is Leaving.FORGOT_US and not left.ends_the_game
+    others = ("refused: no", "the guest declined the rules", "", "the match is over",
+              f"peer protocol version {OTHER_VERSION} here", UNKNOWN_KEY_REASON[:-1])  # fmt: skip
+    for reason in others:
+        assert not _bye(proto, reason).ends_the_game, reason
 
 
 def test_a_bye_in_a_game_under_way_leaves_it_saved() -> None:
