@@ -11,25 +11,16 @@ import pytest
 
 from ginp2p.files.identity import load_or_create_identity
 from ginp2p.net import transport as net
-from ginp2p.net.endpoint import LinkUp, NetEvent, Received
+from ginp2p.net.endpoint import LinkUp, Received
 from ginp2p.net.resources import MAX_STRANGERS
 from ginp2p.net.transport import MAX_CONNECTIONS, GuestEndpoint, HostEndpoint
 from ginp2p.proto.frames import NET_VERSION, HaveFrame
+from tests.net import next_event
 from tests.processes import GUARD, until
 
 #: The first 10 bytes of a ZMTP 3 greeting (signature and major version): a peer that
 #: stops there has begun to greet and never finishes.
 HALF_GREETING = b"\xff" + b"\x00" * 8 + b"\x7f"
-
-
-async def _next(ep: HostEndpoint | GuestEndpoint, kind: type[NetEvent]) -> NetEvent:
-    async def find() -> NetEvent:
-        while True:
-            ev = await ep.recv()
-            if isinstance(ev, kind):
-                return ev
-
-    return await asyncio.wait_for(find(), GUARD)
 
 
 def _closed(conn: socket.socket) -> bool:
@@ -96,13 +87,13 @@ def test_idle_connections_past_the_bound_close_the_oldest_and_the_friend_gets_in
             have = HaveFrame(NET_VERSION, 0, 0, True)
             assert await friend.send(have)
             # (the closed ones were told as greetings that broke off)
-            assert await _next(host, LinkUp) == LinkUp(g.curve_public_key)
-            assert await _next(host, Received) == Received(have, g.curve_public_key)
+            assert await next_event(host, LinkUp) == LinkUp(g.curve_public_key)
+            assert await next_event(host, Received) == Received(have, g.curve_public_key)
             idle += [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
             await until(lambda: open_now() <= MAX_CONNECTIONS - 1, "more closed", guard=20)
             assert friend.connected and host.connected
             assert await host.send(have)
-            got = await _next(friend, Received)
+            got = await next_event(friend, Received)
             assert got == Received(have, h.curve_public_key)
         finally:
             for c in idle:
@@ -137,13 +128,13 @@ def test_a_flood_of_idle_connections_leaves_a_guest_that_is_pairing_alone(
             await guest.start()
             await until(lambda: guest.connected, "guest connected")
             assert await guest.send(PairFrame(b"request"))
-            assert await _next(host, Received) == Received(
+            assert await next_event(host, Received) == Received(
                 PairFrame(b"request"), g.curve_public_key
             )
             idle += [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
             await until(lambda: host.shed >= 100 + 1 - MAX_CONNECTIONS, "idle ones shed", guard=20)
             assert await host.send(PairFrame(b"answer"), to=g.curve_public_key)
-            assert await _next(guest, Received) == Received(
+            assert await next_event(guest, Received) == Received(
                 PairFrame(b"answer"), h.curve_public_key
             )
             downs = []
@@ -184,7 +175,7 @@ def test_the_paired_players_flood_of_connections_leaves_its_game_connection(
             have = HaveFrame(NET_VERSION, 0, 0, True)
             await until(lambda: friend.connected, "friend connected")
             assert await friend.send(have)
-            await _next(host, Received)
+            await next_event(host, Received)
             for n in range(100):
                 s = ctx.socket(zmq.DEALER)
                 s.linger = 0
@@ -198,7 +189,7 @@ def test_the_paired_players_flood_of_connections_leaves_its_game_connection(
             assert len(host._open) <= MAX_CONNECTIONS
             assert friend.connected and host.connected
             assert await host.send(have)
-            assert await _next(friend, Received) == Received(have, h.curve_public_key)
+            assert await next_event(friend, Received) == Received(have, h.curve_public_key)
             assert list(host._routes) == [g.curve_public_key]
         finally:
             for s in flood:

@@ -27,6 +27,7 @@ from ginp2p.proto.frames import (
     decode_frame,
     encode_frame,
 )
+from tests.net import next_event
 from tests.processes import GUARD, until
 
 FRAMES = [
@@ -62,19 +63,6 @@ def test_any_bytes_decode_or_raise_frame_error(parts: list[bytes]) -> None:
         decode_frame(parts)
 
 
-async def _next(ep: HostEndpoint | GuestEndpoint, kind: type, timeout: float = GUARD) -> object:
-    """The next event of ``kind`` (``timeout``: a guard against a hang, but where a test
-    sends again until it is heard)."""
-
-    async def find() -> object:
-        while True:
-            ev = await ep.recv()
-            if isinstance(ev, kind):
-                return ev
-
-    return await asyncio.wait_for(find(), timeout)
-
-
 @contextlib.asynccontextmanager
 async def _host_and_friend(
     h: Identity, g: Identity
@@ -86,7 +74,7 @@ async def _host_and_friend(
                            "127.0.0.1", await host.start())  # fmt: skip
     try:
         await friend.start()
-        await _next(friend, LinkUp)
+        await next_event(friend, LinkUp)
         yield host, friend
     finally:
         for ep in (friend, host):
@@ -99,7 +87,7 @@ async def _heard_again(friend: GuestEndpoint, host: HostEndpoint) -> object:
     for _ in range(200):
         await friend.send(HaveFrame(NET_VERSION, 1, 1, False))
         with contextlib.suppress(TimeoutError):
-            return await _next(host, Received, timeout=0.1)
+            return await next_event(host, Received, timeout=0.1)
     raise AssertionError("the friend was not heard again")
 
 
@@ -113,24 +101,24 @@ def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: i
     async def main() -> None:
         async with _host_and_friend(h, g) as (host, friend):
             await friend.send(HaveFrame(NET_VERSION, 0, 0, True))
-            got = await _next(host, Received)
+            got = await next_event(host, Received)
             assert got == Received(HaveFrame(NET_VERSION, 0, 0, True), g.curve_public_key)
             stranger = new_stranger(host.port)
             try:
                 await stranger.start()
-                refused = await _next(stranger, Rejected)
+                refused = await next_event(stranger, Rejected)
                 assert refused.auth  # type: ignore[attr-defined]
                 # while pairing, an unknown key connects but only its `pair` frames pass
                 host.pairing = True
                 await stranger.close()
                 stranger = new_stranger(host.port)
                 await stranger.start()
-                await _next(stranger, LinkUp)
+                await next_event(stranger, LinkUp)
                 await stranger.send(EntryFrame(b"sneaky"))
-                bad = await _next(host, BadFrame)
+                bad = await next_event(host, BadFrame)
                 assert bad.peer == x.curve_public_key  # type: ignore[attr-defined]
                 await stranger.send(PairFrame(b"hello"))
-                got = await _next(host, Received)
+                got = await next_event(host, Received)
                 assert got == Received(PairFrame(b"hello"), x.curve_public_key)
                 # pairing over (with the friend): the stranger's route is forgotten
                 have = HaveFrame(NET_VERSION, 0, 0, True)
@@ -139,11 +127,11 @@ def test_zap_admits_pinned_keys_and_refuses_others(tmp_path) -> None:  # type: i
                 assert not host.pairing and host.admits(g.curve_public_key)
                 assert not await host.send(have, to=x.curve_public_key)
                 assert await host.send(have, to=g.curve_public_key)
-                assert await _next(friend, Received) == Received(have, h.curve_public_key)
+                assert await next_event(friend, Received) == Received(have, h.curve_public_key)
                 host.pairing = True
                 # a failed pairing drops every connection; the pinned friend comes back
                 await host.drop_connections()
-                await _next(friend, LinkUp)  # it reconnected by itself
+                await next_event(friend, LinkUp)  # it reconnected by itself
                 got = await _heard_again(friend, host)
                 assert got == Received(HaveFrame(NET_VERSION, 1, 1, False), g.curve_public_key)
             finally:
@@ -169,10 +157,10 @@ def test_a_dropped_frame_says_which_connection_of_its_key_it_came_on(tmp_path) -
                                          h.curve_public_key, "127.0.0.1", port)  # fmt: skip
                 try:
                     await stranger.start()
-                    await _next(stranger, LinkUp)
+                    await next_event(stranger, LinkUp)
                     for frame in (HaveFrame(NET_VERSION, 0, 0, True), EntryFrame(b"sneaky")):
                         await stranger.send(frame)
-                        bad = await _next(host, BadFrame)
+                        bad = await next_event(host, BadFrame)
                         assert bad.peer == x.curve_public_key  # type: ignore[attr-defined]
                         seen.append(bad.connection)  # type: ignore[attr-defined]
                 finally:
@@ -228,7 +216,7 @@ def test_memory_that_balloons_drops_every_connection(
             await until(lambda: reads[0] >= looked + 2, "look at the host's size")
             assert host.events.empty()
             size[0] += 1 << 20
-            dropped = await _next(host, Rejected)
+            dropped = await next_event(host, Rejected)
             assert "every connection was dropped: memory grew by 257 MB" in \
                 dropped.reason  # type: ignore[attr-defined]  # fmt: skip
             size[0] = 100 << 20  # freed with the connections
@@ -268,12 +256,12 @@ def test_refused_connections_are_reported_and_a_late_host_still_gets_its_guest(
                             port=port, pinned=[g.curve_public_key])  # fmt: skip
         try:
             await guest.start()
-            first = await _next(guest, ConnectRefused)
-            later = await _next(guest, ConnectRefused)
-            assert first.for_s == 0 and later.for_s > 0  # type: ignore[attr-defined]
+            first = await next_event(guest, ConnectRefused)
+            later = await next_event(guest, ConnectRefused)
+            assert first.for_s == 0 and later.for_s > 0
             assert guest.refusing and not guest.ever_connected
             await host.start()
-            await _next(guest, LinkUp)
+            await next_event(guest, LinkUp)
             assert not guest.refusing
         finally:
             for ep in (guest, host):

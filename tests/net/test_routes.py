@@ -17,20 +17,11 @@ import zmq.asyncio
 from zmq.utils import z85
 
 from ginp2p.files.identity import Identity, load_or_create_identity
-from ginp2p.net.endpoint import LinkDown, LinkUp, NetEvent, Received
+from ginp2p.net.endpoint import LinkDown, LinkUp, Received
 from ginp2p.net.transport import GuestEndpoint, HostEndpoint
 from ginp2p.proto.frames import PairFrame, decode_frame, encode_frame
+from tests.net import next_event
 from tests.processes import GUARD
-
-
-async def _next(ep: HostEndpoint | GuestEndpoint, kind: type[NetEvent]) -> NetEvent:
-    async def find() -> NetEvent:
-        while True:
-            ev = await ep.recv()
-            if isinstance(ev, kind):
-                return ev
-
-    return await asyncio.wait_for(find(), GUARD)
 
 
 def _stranger(ctx: zmq.asyncio.Context, x: Identity, h: Identity, routing_id: bytes,
@@ -65,24 +56,24 @@ def test_a_stranger_with_the_guests_key_for_routing_id_gets_none_of_its_frames(
         stranger = None
         try:
             await guest.start()
-            await _next(guest, LinkUp)
+            await next_event(guest, LinkUp)
             await guest.send(PairFrame(b"guest asks"))
-            assert await _next(host, Received) == Received(
+            assert await next_event(host, Received) == Received(
                 PairFrame(b"guest asks"), g.curve_public_key
             )
             # the stranger connects as the guest's routing id, and is heard (so admitted,
             # its handshake over, its connection the ROUTER's newest with that id)
             stranger = _stranger(ctx, x, h, z85.encode(g.curve_public_key), port)
             await stranger.send_multipart(encode_frame(PairFrame(b"stranger asks")))
-            assert await _next(host, Received) == Received(
+            assert await next_event(host, Received) == Received(
                 PairFrame(b"stranger asks"), x.curve_public_key
             ), "the stranger's frame counts as its own key's"
             await stranger.send_multipart(encode_frame(PairFrame(b"as the guest?")))
-            heard = await _next(host, Received)
+            heard = await next_event(host, Received)
             assert heard == Received(PairFrame(b"as the guest?"), x.curve_public_key)
 
             assert await host.send(PairFrame(b"for the guest"), to=g.curve_public_key)
-            got_guest = asyncio.ensure_future(_next(guest, Received))
+            got_guest = asyncio.ensure_future(next_event(guest, Received))
             got_stranger = asyncio.ensure_future(stranger.recv_multipart())
             done, _ = await asyncio.wait(
                 {got_guest, got_stranger}, timeout=GUARD, return_when=asyncio.FIRST_COMPLETED
@@ -122,10 +113,10 @@ def test_a_frame_of_another_key_on_a_keys_route_takes_that_route_away(tmp_path: 
         stranger = None
         try:
             await guest.send_multipart(encode_frame(PairFrame(b"guest asks")))
-            await _next(host, Received)
+            await next_event(host, Received)
             stranger = _stranger(ctx, x, h, b"a-known-id", port)
             await stranger.send_multipart(encode_frame(PairFrame(b"stranger asks")))
-            assert await _next(host, Received) == Received(
+            assert await next_event(host, Received) == Received(
                 PairFrame(b"stranger asks"), x.curve_public_key
             )
             assert not await host.send(PairFrame(b"for the guest"), to=g.curve_public_key), (
