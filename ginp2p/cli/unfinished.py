@@ -84,7 +84,9 @@ def chosen_game(args: argparse.Namespace) -> Path:
         return games[n - 1].path
     path = game_log(Path(given))
     if path.exists() or len(Path(given).parts) != 1:
-        return path
+        # a link the player names is theirs to follow (one in the games folder is not:
+        # ginp2p writes no game through a link there)
+        return path.resolve() if path.is_symlink() else path
     there = game_log(folder / given)
     if there.exists():
         return there

@@ -153,6 +153,11 @@ def test_a_file_name_alone_is_looked_for_in_the_games_folder(
     )
     assert main(["resume", "elsewhere/missing.ginlog"]) == 0  # a path: as given
     assert resumed[-1] == Path("elsewhere/missing.ginlog")
+    # a link the player made to a game is followed (ginp2p writes through none, so it
+    # was refused): the game continued is the one it leads to, beside its .peer
+    (elsewhere / "last-night.ginlog").symlink_to(games["hosted"])
+    assert main(["resume", "last-night.ginlog"]) == 0
+    assert resumed[-1] == games["hosted"].resolve()
 
 
 def test_resume_alone_continues_the_unfinished_game_played_last(
