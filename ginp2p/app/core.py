@@ -100,13 +100,14 @@ def paired_player(curve: bytes, home: Path | None = None) -> str | None:
 
 def pin_title(key: bytes, hello_name: str, home: Path | None = None) -> str:
     """How a paired player whose hello says ``hello_name`` is named at the table where
-    that is not the name it was pinned under: ``Mallory (calls itself Alice)``, or
-    ``unnamed (calls itself Alice)`` for a key whose name another pin has ('' if it is
-    its own name, or the key is not pinned). A name never stands for a key."""
+    that is not the name it was pinned under: ``Mallory (calls itself Alice, ab12-…)``,
+    or ``unnamed (calls itself Alice, ab12-…)`` for a key whose name another pin has
+    ('' if it is its own name, or the key is not pinned). A name never stands for a
+    key, and two names are never shown for one without the fingerprint."""
     pin = peers.lookup_quietly(key, home=home)
     if pin is None or (pin.named and peers.same_name(pin.name, hello_name)):
         return ""
-    return for_screen(pin.title) if (pin.named or pin.calls_itself) else ""
+    return for_screen(pin.described) if (pin.named or pin.calls_itself) else ""
 
 
 def pinned_name(key: bytes | None, home: Path | None = None) -> str:

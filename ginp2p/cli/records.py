@@ -53,10 +53,11 @@ def cmd_games(args: argparse.Namespace) -> int:
 
 
 def _as_paired(games: list[GameInfo]) -> list[GameInfo]:
-    """Each game's opponent named as it was paired, where its key is pinned under another
-    name than the one it played under (``Mallory (calls itself Alice)``): the name in a
-    game is only what the other side announced. Read from the ``.peer`` file, if it is
-    a plain file (a pipe there must not hang the listing)."""
+    """Each game's opponent by the name its key was paired under where it played under
+    another (the name in a game is only what the other side announced), that one said
+    under the game with the fingerprint: ``Mallory (ab12-…) called itself Alice in this
+    game``. Read from the ``.peer`` file, if it is a plain file (a pipe there must not
+    hang the listing)."""
     import contextlib
     import dataclasses
 
@@ -76,7 +77,9 @@ def _as_paired(games: list[GameInfo]) -> list[GameInfo]:
         pin = pinned.get(key) if key is not None else None
         if pin is not None and pin.named and g.opponent not in ("?", "-") \
                 and not peers.same_name(pin.name, g.opponent):  # fmt: skip
-            g = dataclasses.replace(g, opponent=f"{pin.name} (calls itself {g.opponent})")
+            said = f"{pin.name} ({pin.fingerprint}) called itself {g.opponent} in this game"
+            g = dataclasses.replace(g, opponent=pin.name,
+                                    note="; ".join(filter(None, (g.note, said))))  # fmt: skip
         out.append(g)
     return out
 
@@ -111,9 +114,7 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
 
     width = max(width, 60) - 1  # a line as wide as the terminal wraps in some of them
     rules = [g.preset + "*" * bool(g.changes) for g in games]
-    # room for a name with the one it called itself beside it (``_as_paired``)
-    wide = 32 if any("(calls itself " in g.opponent for g in games) else 16
-    who = min(wide, max(len("opponent"), *(get_cwidth(g.opponent) for g in games)))
+    who = min(16, max(len("opponent"), *(get_cwidth(g.opponent) for g in games)))
     how = max(len("rules"), *(len(r) for r in rules))
     number = len(str(len(games)))
     indent = " " * (number + 2)
@@ -130,7 +131,7 @@ def _games_table(games: list[GameInfo], width: int) -> list[str]:
         if g.changes:
             lines += textwrap.wrap(f"* {g.preset} with {g.changes}", width, initial_indent=indent,
                                    subsequent_indent=indent + "  ")  # fmt: skip
-        if g.note:  # a file of the game that was skipped (a pipe named .peer)
+        if g.note:  # a file of the game skipped (a pipe named .peer), another name
             lines += textwrap.wrap(f"({g.note})", width, initial_indent=indent,
                                    subsequent_indent=indent + "  ")  # fmt: skip
     return lines

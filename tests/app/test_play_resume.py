@@ -231,7 +231,7 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(
     from ginp2p.files.logfile import LogFile, read_records
     from ginp2p.net.discovery import format_join
     from ginp2p.proto.entry import Entry
-    from ginp2p.proto.keytext import key_to_text
+    from ginp2p.proto.keytext import fingerprint, key_to_text
     from tests.helpers import write
 
     records, _ = read_records(Path(__file__).parents[1] / "corpus" / "clean-classic.ginlog")
@@ -278,8 +278,10 @@ def test_a_guest_file_left_at_the_rules_question_is_no_game_to_resume(
     listed = run_ginp2p(tmp_path, "games").stdout
     assert str(said_yes) in listed and str(other) not in listed, listed
     # (the pin's name, and the one its hello gives beside it)
-    assert "  Hosta (calls itself Ann)  " in listed, listed
-    assert "unfinished, not dealt yet" in " ".join(listed.split()), listed  # as join says
+    flat = " ".join(listed.split())  # (the opponent's column may break over two lines)
+    assert "  Hosta  " in listed, listed  # the pin's name, the game's under it
+    assert f"(Hosta ({fingerprint(host_key)}) called itself Ann in this game)" in flat, listed
+    assert "unfinished, not dealt yet" in flat, listed  # as join says
     joined = run_ginp2p(tmp_path, "join", join, "--connect-timeout", "1")
     assert joined.returncode == 1, joined.stdout + joined.stderr
     assert re.search(r"you have an unfinished game with this host, game 1 of `ginp2p games` "

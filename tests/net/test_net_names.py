@@ -53,7 +53,8 @@ def test_a_paired_player_hosting_under_another_pins_name_keeps_its_own(tmp_path:
             f"the {alice} you paired with has {fingerprint(real_alice)}") in g.output  # fmt: skip
     assert f"joining Mallory (calls itself {alice})" in g.output
     # and at the table: the pin's name, the hello's beside it
-    assert re.search(rf"MATCH OVER: .*totals Mallory \(calls itself {re.escape(alice)}\) \d+",
+    assert re.search(rf"MATCH OVER: .*totals Mallory \(calls itself {re.escape(alice)}, "
+                     rf"{fingerprint(mallory)}\) \d+",
                      g.output), g.output  # fmt: skip
     keys = subprocess.run([sys.executable, "-m", "ginp2p", "keys"], capture_output=True,
                           text=True, timeout=60, env=ginp2p_env(me_home))  # fmt: skip
