@@ -129,6 +129,9 @@ def load_or_create_identity(home: str | os.PathLike[str] | None = None) -> Ident
             return _read_identity(path)
         except OSError as exc:
             raise IdentityError(f"cannot read your key {path}: {exc.strerror or exc}") from exc
+    if path.is_symlink():  # a link to nothing (a disk not mounted?): never a new key
+        raise IdentityError(f"your key {path} is a link to {os.readlink(path)}, which is not "
+                            "there: mount or restore it, or move the link away")  # fmt: skip
     seed = os.urandom(32)
     tmp = directory / f".{IDENTITY_FILE}.{os.getpid()}.tmp"
     try:

@@ -226,3 +226,17 @@ def test_a_link_planted_where_a_game_is_written_is_not_written_through(tmp_path:
     assert (
         not (tmp_path / "x.peer").is_symlink() and PeerFile.load(tmp_path / "x.peer").name == "Ann"
     )
+
+
+def test_a_key_that_is_a_link_to_nothing_is_said_and_never_replaced(tmp_path: Path) -> None:
+    """A key kept on another disk by a link, the disk not mounted: the program stopped on
+    a bare "No such file or directory". It says what the link is, and makes no new key
+    in its place (that would be another player)."""
+    from ginp2p.files.identity import IdentityError
+
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "identity.key").symlink_to(tmp_path / "usb" / "identity.key")
+    with pytest.raises(IdentityError, match=r"is a link to .*usb/identity.key, which is not there"):
+        load_or_create_identity(home)
+    assert (home / "identity.key").is_symlink() and not (tmp_path / "usb").exists()
