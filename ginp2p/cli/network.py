@@ -141,9 +141,10 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     _check_common(args)
     bot = player == "bot"
     name = args.name or _default_name(bot)
+    notice = ""
     if role == "host":
         if not bot:
-            host_notice(args)
+            notice = host_notice(args)
         port = args.port if args.port is not None else _default_port()
         rules = chosen_rules(args)
         side = PeerFile("host", name, player, None, args.bind, port, rules.to_dict(),
@@ -192,6 +193,8 @@ def _new_game(args: argparse.Namespace, player: str, role: str) -> int:
     )  # fmt: skip
     if not bot:
         _console(setup, args)
+        if notice and setup.waiting is not None:  # said above it, and on it (it covers it)
+            setup.waiting.note(notice)
     return _run(setup, identity, resume=False)
 
 

@@ -170,20 +170,21 @@ def continue_play(args: argparse.Namespace) -> Path | None:
         print("  answer y (continue it) or n (a new game)")
 
 
-def host_notice(args: argparse.Namespace) -> None:
+def host_notice(args: argparse.Namespace) -> str:
     """``host``: a game hosted for a person that is unfinished is said before a new one
-    begins (who joins is not known yet: that player resumes the old one with you)."""
+    begins (who joins is not known yet: that player resumes the old one with you); the
+    words, for the waiting screen too ('' if there is none)."""
     waiting = [(n, g) for n, g in enumerate(listed(games_folder(args)), 1)
                if g.unfinished and g.role == "host" and not g.computer]  # fmt: skip
     if not waiting:
-        return
+        return ""
     n, game = _played_last(waiting)
     more = f" (and {len(waiting) - 1} more: `ginp2p games`)" if len(waiting) > 1 else ""
     who = game.opponent if game.opponent not in ("?", "-") else "your guest"
-    _say(
-        f"an unfinished game waits, {_inline(n, game)}{more}: `{resume_words(n, args)}` "
-        f"continues it once {who} resumes theirs too; this is a new game"
-    )
+    text = (f"an unfinished game waits, {_inline(n, game)}{more}: `{resume_words(n, args)}` "
+            f"continues it once {who} resumes theirs too; this is a new game")  # fmt: skip
+    _say(text)
+    return text
 
 
 def unfinished_with_host(args: argparse.Namespace, host_key: str) -> tuple[str, str] | None:

@@ -200,6 +200,11 @@ def test_the_table_in_a_narrow_pane_cuts_nothing(pipe: Any) -> None:
         bar = key_bar(player, 40)  # too narrow for the keys: a mark, and ? help kept
         assert bar.rstrip().endswith("? help") and ".." in bar, bar
         assert len(bar.rstrip()) <= 40
+        # below 60 columns the header had no room for the other player's score, and
+        # dropped it without a mark: a line each
+        top = text(player, 40, 18).splitlines()[:4]
+        assert top[1:3] == [" Ann (you) 0 | 0 hands won", " Bot 0 | 0 hands won"], top
+        assert all(len(line) <= 40 for line in top), top
 
     run_table(pipe, s, script, output=Sized(60, 20))
 

@@ -390,7 +390,7 @@ def test_a_terminal_too_small_for_the_table_says_so(pipe: Any) -> None:
         assert words.startswith("terminal too small: 20x8; the table needs 30x")
         assert words.endswith("make it larger, or use --plain")
         assert all(len(line) <= 20 for line in small.splitlines())
-        roomy = plain(player.rows(40, 16))
+        roomy = plain(player.rows(40, 17))  # (at 40 columns the names take a row each)
         assert "terminal too small" not in roomy and "= 16" in roomy
         assert all(card in roomy for card in ("AS", "KS", "3D", "2C", "TH")), roomy
 

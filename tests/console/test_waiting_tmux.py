@@ -24,10 +24,21 @@ def _code(screen: str) -> str:
 
 
 def test_a_host_at_the_table_waits_on_a_screen_and_again_after_a_no(tmp_path: Path) -> None:
+    from ginp2p.files.gamefiles import PeerFile, peer_path
+    from ginp2p.files.logfile import read_records
+    from tests.cli.test_resume_forms import CORPUS
+    from tests.helpers import write
+
+    # an unfinished game this host left: said above the screen, which covered it, so on it
+    records, _ = read_records(CORPUS / "clean-classic.ginlog")
+    (tmp_path / "games").mkdir(parents=True)
+    old = write(tmp_path / "games" / "20250102-120000-host.ginlog", records[:12])
+    PeerFile("host", "Ann", created="2025-01-02T12:00:00").save(peer_path(old))
     pane = Pane(tmp_path, 100, 30, HOST, command="host")
     nay = yea = None
     try:
         screen = pane.wait("waiting for a guest to join")
+        assert "an unfinished game waits, game 1 of `ginp2p games`" in " ".join(screen.split())
         assert "Ann, hosting a game" in screen and f"pairing code:  {CODE}" in screen
         assert "q leave" in screen and "c new pairing code" in screen
         found = re.search(r"ginp2p join (\S+)", screen)

@@ -274,12 +274,21 @@ def header_rows(v: TableView, width: int, look: Look | None = None) -> list[Row]
     top = _spread([("class:title", game)], [(style, link + " ")], width)
     mine = words(f" (you) {v.scores[0]} · {v.standings[0]}")
     theirs = words(f" {v.scores[1]} · {v.standings[1]} ")
+    rule: Row = [("class:dim", "─" * width)]
     # both names and both scores on one line: names too long for it are shortened
     room = width - 2 - get_cwidth(mine) - get_cwidth(theirs)  # a blank before, a gap between
+    if room < 8:  # too narrow for both: a line each, rather than a score gone
+        return [
+            top,
+            *(
+                [("class:title", cut(f" {words(name)}{score}", width, mark))]
+                for name, score in zip(v.names, (mine, theirs), strict=True)
+            ),
+            rule,
+        ]
     a, b = _share(words(v.names[0]), words(v.names[1]), room, mark)
     me, them = f" {a}{mine}", f"{b}{theirs}"
-    return [top, _spread([("class:title", me)], [("class:title", them)], width),
-            [("class:dim", "─" * width)]]  # fmt: skip
+    return [top, _spread([("class:title", me)], [("class:title", them)], width), rule]
 
 
 def table_rows(v: TableView, look: Look, width: int, selected: Card | None = None,
