@@ -55,9 +55,13 @@ def cmd_keys(args: argparse.Namespace) -> int:
               "in the middle")  # fmt: skip
         return 0
     if pinned:
+        from prompt_toolkit.utils import get_cwidth
+
         print("paired players:")
-        for p in pinned:  # names came from other players: as a screen may show them
-            print(f"  {padded(for_screen(p.title), 20)} {p.fingerprint}  paired {p.paired.date()}")
+        titles = [for_screen(p.title) for p in pinned]  # (other players' words: defused)
+        column = max(20, *(get_cwidth(t) for t in titles))  # one column, however long
+        for p, title in zip(pinned, titles, strict=True):
+            print(f"  {padded(title, column)} {p.fingerprint}  paired {p.paired.date()}")
     else:
         print("no paired players (a pairing code pairs you: ginp2p host, then ginp2p join)")
     return 0
