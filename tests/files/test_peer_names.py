@@ -117,7 +117,8 @@ def test_keys_lists_the_name_paired_under_and_the_one_announced_since(
     listed = [line for line in out.splitlines() if "  paired 2" in line]
     assert [line.split()[0] for line in listed] == ["Alice", "Mallory"]
     # one column of fingerprints, however long a name (a long one pushed its own out)
-    assert len({line.index(p.fingerprint) for line, p in zip(listed, peers.all())}) == 1
+    columns = {line.index(p.fingerprint) for line, p in zip(listed, peers.all(), strict=True)}
+    assert len(columns) == 1, listed
 
 
 def test_the_lan_list_names_a_paired_host_as_paired_and_says_a_stranger_is_not_them(
