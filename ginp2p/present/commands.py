@@ -148,6 +148,11 @@ class Turn(Protocol):
         """The hand as this player sees it (None between hands)."""
         ...
 
+    @property
+    def rules(self) -> RuleSet | None:
+        """The rules played (None before the host's hello)."""
+        ...
+
 
 class CommandError(Ginp2pError, ValueError):
     """A line a person typed that is no command now; the message says why, in one line."""
@@ -453,7 +458,7 @@ def parse_command(text: str, seat: Turn) -> Command | str:
     if not words:
         raise CommandError("type a command (help lists them)")
     try:
-        w = resolve(words[0])
+        w = resolve(words[0], seat.rules)
     except UnknownWord as exc:
         raise CommandError(str(exc)) from None
     verb, args = w.name, words[1:]

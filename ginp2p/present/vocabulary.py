@@ -14,6 +14,7 @@ the nearest commands (``tkae``: did you mean take?).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ginp2p.errors import Ginp2pError
@@ -29,7 +30,8 @@ class Word:
     and at the line prompt; None: it has none), ``does`` what it does in a few words,
     ``also`` other whole words for it, ``arg`` what follows it (``CARD``, ``TEXT``),
     ``move`` whether it is a move (only on your turn), ``short`` whether it may be
-    shortened (not ``resign``: it ends the match)."""
+    shortened (not ``resign``: it ends the match), ``needs`` the rule it needs (a true
+    field of :class:`~ginp2p.game.rules.RuleSet`; "" for every rule set)."""
 
     name: str
     key: str | None
@@ -38,6 +40,7 @@ class Word:
     arg: str = ""
     move: bool = False
     short: bool = True
+    needs: str = ""
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -56,7 +59,14 @@ VOCABULARY: tuple[Word, ...] = (
     Word("discard", None, "discard a card", arg="CARD", move=True),
     Word("knock", "k", "knock, discarding a card", arg="CARD", move=True),
     Word("gin", "g", "go gin, discarding a card", arg="CARD", move=True),
-    Word("rumino", None, "declare rumino, discarding a card", arg="CARD", move=True),
+    Word(
+        "rumino",
+        None,
+        "declare rumino, discarding a card",
+        arg="CARD",
+        move=True,
+        needs="instant_rumino",
+    ),
     Word("show", None, "lay down your melds at the showdown", move=True),
     Word("look", "l", "show the table again", also=("table", "hand")),
     Word("say", None, "a chat line to the other player", also=("chat",), arg="TEXT"),
@@ -89,15 +99,18 @@ def lookup(typed: str) -> Word | None:
         return None
 
 
-def resolve(typed: str) -> Word:
+def resolve(typed: str, rules: RuleSet | None = None) -> Word:
     """The command a typed word names: its whole word, another word for it, its letter,
     or the start (two letters at least) of the words of one command only. UnknownWord
     says why it is none: the meanings of a start several commands share, that
-    ``resign`` is typed in full, or the nearest commands to a slip."""
+    ``resign`` is typed in full, or the nearest commands to a slip. With ``rules``, a
+    start or a slip is matched only to the commands those rules have (``r`` is not
+    rumino in classic); a whole word is always itself (the move is refused later)."""
     text = typed.strip().lower()
     if text in _EXACT:
         return _EXACT[text]
-    starts = [w for w in VOCABULARY if any(x.startswith(text) for x in w.words)]
+    known = [w for w in VOCABULARY if not w.needs or rules is None or getattr(rules, w.needs)]
+    starts = [w for w in known if any(x.startswith(text) for x in w.words)]
     if len(text) >= 2 and starts:
         short = [w for w in starts if w.short]
         if len(short) == 1:
@@ -108,9 +121,9 @@ def resolve(typed: str) -> Word:
         raise UnknownWord(f"{typed!r}: type {starts[0].name} in full to {starts[0].does}")
     if len(text) == 1:  # a letter that is no command's: never the start of a word
         said = f"{typed!r} is no command; the letters are {LETTERS}"
-        near = [_matched(w, text) for w in starts]
+        near = [w.name for w in starts if w.name.startswith(text)]  # as the help names them
     else:
-        said, near = f"unknown command {typed!r}", nearest(text)
+        said, near = f"unknown command {typed!r}", nearest(text, known)
     if near:
         said += f"{';' if len(text) == 1 else ':'} did you mean {_or(near)}?"
     raise UnknownWord(f"{said} (help lists them)")
@@ -125,12 +138,12 @@ def _or(items: list[str]) -> str:
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} or {items[-1]}"
 
 
-def nearest(text: str) -> list[str]:
+def nearest(text: str, among: Sequence[Word] = VOCABULARY) -> list[str]:
     """The commands nearest a mistyped word (a letter left out, added, changed, or two
     swapped: ``tkae``, ``stok``, ``discrad``), nearest first, at most two."""
     most = 1 if len(text) <= 4 else 2
     found: dict[str, int] = {}
-    for w in VOCABULARY:
+    for w in among:
         for x in w.words:
             if x.isalpha():
                 d = _distance(text, x)

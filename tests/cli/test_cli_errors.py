@@ -255,7 +255,8 @@ def test_joins_set_says_it_insists(capsys: pytest.CaptureFixture[str]) -> None:
 def test_selfplay_names_every_player_who_scores(capsys: pytest.CaptureFixture[str]) -> None:
     """In rumino both players add points each hand: every line names both, and the
     points add up to the totals printed beside them."""
-    assert main(["selfplay", "--preset", "rumino", "--seed", "3"]) == 0
+    # (a match to 60, six hands: the whole one to 100 took eleven)
+    assert main(["selfplay", "--preset", "rumino", "--seed", "3", "--set", "game_target=60"]) == 0
     totals = {"North": 0, "South": 0}
     lines = [x for x in capsys.readouterr().out.splitlines() if x.startswith("hand ")]
     assert lines

@@ -98,8 +98,18 @@ def test_a_word_is_its_letter_its_whole_word_or_a_start_no_other_shares() -> Non
         "table again): type more of it"  # fmt: skip
     with pytest.raises(UnknownWord) as t:  # a letter is a key or nothing, never a start
         resolve("t")
-    assert str(t.value) == "'t' is no command; the letters are s d p k g l c q h; did you " \
-        "mean take or table? (help lists them)"  # fmt: skip
+    assert (
+        str(t.value) == "'t' is no command; the letters are s d p k g l c q h; did you "
+        "mean take? (help lists them)"
+    )  # fmt: skip  (table, look's other word, is not listed)
+    # the commands of the game's rules: rumino is no command of classic's
+    from ginp2p.game.rules import get_preset
+
+    for rules, meant in ((get_preset("classic"), "resign"), (get_preset("rumino"),
+                                                               "rumino or resign")):  # fmt: skip
+        with pytest.raises(UnknownWord) as r:
+            resolve("r", rules)
+        assert f"did you mean {meant}? (help" in str(r.value), rules.name
     with pytest.raises(UnknownWord, match="type resign in full"):
         resolve("res")
     for slip, meant in (("tkae", "take"), ("stok", "stock"), ("discrad", "discard"),
