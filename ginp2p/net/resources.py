@@ -72,13 +72,10 @@ def to_shed(open_fds: Iterable[int], heard: Collection[int], keep: Collection[in
     of ``keep`` (the partner's)."""
     fds = list(open_fds)
     partner = next(iter(keep), None)
-    for fd in (
-        *(fd for fd in fds if fd not in heard),
-        *(fd for fd in fds if fd not in keep),
-        *(fd for fd in fds if fd != partner),
-    ):
-        return fd
-    return None
+    silent = [fd for fd in fds if fd not in heard]
+    unkept = [fd for fd in fds if fd not in keep]
+    others = [fd for fd in fds if fd != partner]
+    return next(iter(silent or unkept or others), None)
 
 
 def raise_open_files_limit(want: int = OPEN_FILES) -> None:
