@@ -62,7 +62,6 @@ from ginp2p.proto.protocol import PeerProtocol
 from ginp2p.proto.table import Table
 
 __all__ = [
-    "ask_line",
     "busy_as_guest",
     "open_game",
     "run_game",
@@ -399,22 +398,6 @@ def _endpoint(setup: GameSetup, identity: Identity
         ), known  # fmt: skip
     assert peer_key is not None  # checked by the caller: a guest knows the host's key
     return endpoints.guest(identity, curve_key(peer_key), side.host, side.port), {}
-
-
-async def ask_line(question: str) -> str | None:
-    """One line from the person at this terminal (None at end of input; Ctrl-C is
-    KeyboardInterrupt, as anywhere else before the game)."""
-    if sys.stdin is not None and sys.stdin.isatty():
-        from prompt_toolkit import PromptSession
-
-        try:
-            ps: PromptSession[str] = PromptSession()
-            return await ps.prompt_async(question)
-        except EOFError:
-            return None
-    print(question, end="", flush=True)
-    line = await asyncio.to_thread(sys.stdin.readline) if sys.stdin is not None else ""
-    return line.rstrip("\n") if line else None
 
 
 async def _connect(setup: GameSetup, identity: Identity, endpoint: HostSide | GuestSide,

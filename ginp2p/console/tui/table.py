@@ -64,7 +64,7 @@ from ginp2p.present.view import deadwood_after
 from ginp2p.proto.outputs import EarlyClaim
 from ginp2p.proto.results import CheatDetected, HandDealt, HandScored, MatchOver, Moved, moves_since
 
-__all__ = ["CommandCompleter", "Game", "TablePlayer", "card_word"]
+__all__ = ["CommandCompleter", "Game", "TablePlayer", "card_word", "log_style"]
 
 LOG_KEEP = 500
 #: After the game, before the table closes its connection: time for the bye to leave.
@@ -79,6 +79,14 @@ class Game(Protocol):
     def seat(self) -> Seat: ...
 
     async def run(self) -> SessionResult: ...
+
+
+def log_style(what: object) -> str:
+    """How the log shows the line of an event: a cheat or an early claim stands out, a
+    hand's and the match's end are titles."""
+    if isinstance(what, CheatDetected | EarlyClaim):
+        return "class:cheat"
+    return "class:title" if isinstance(what, HandScored | MatchOver) else ""
 
 
 class TablePlayer(KeyedTable):
@@ -155,9 +163,7 @@ class TablePlayer(KeyedTable):
         if line is None and isinstance(what, CheatDetected | EarlyClaim):
             line = event_words(seat, what, terse=False)
         if line:
-            style = "class:cheat" if isinstance(what, CheatDetected | EarlyClaim) else \
-                "class:title" if isinstance(what, HandScored | MatchOver) else ""  # fmt: skip
-            self._log(line, style)
+            self._log(line, log_style(what))
         self.refresh()
 
     async def run(self, seat: Seat) -> None:

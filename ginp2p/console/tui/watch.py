@@ -21,7 +21,7 @@ from ginp2p.app.players import BotPlayer
 from ginp2p.app.seat import Seat
 from ginp2p.console.tui.look import Look
 from ginp2p.console.tui.render import Row
-from ginp2p.console.tui.table import TablePlayer
+from ginp2p.console.tui.table import TablePlayer, log_style
 from ginp2p.present.commands import Act, Command
 from ginp2p.present.seat_words import event_words
 from ginp2p.present.summary import hand_line
@@ -138,9 +138,7 @@ class WatchTable(TablePlayer, BotPlayer):
         elif isinstance(what, CheatDetected | EarlyClaim):
             line = event_words(seat, what, terse=False)
         if line:
-            style = "class:cheat" if isinstance(what, CheatDetected | EarlyClaim) else \
-                "class:title" if isinstance(what, HandScored | MatchOver) else ""  # fmt: skip
-            self._log(line, style)
+            self._log(line, log_style(what))
         self.refresh()
 
     def _match_line(self, seat: Seat) -> str:
