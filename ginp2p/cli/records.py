@@ -56,13 +56,10 @@ def _as_paired(games: list[GameInfo]) -> list[GameInfo]:
     """Each game's opponent by the name its key was paired under where it played under
     another (the name in a game is only what the other side announced), that one said
     under the game with the fingerprint: ``Mallory (ab12-…) called itself Alice in this
-    game``. Read from the ``.peer`` file, if it is a plain file (a pipe there must not
-    hang the listing)."""
-    import contextlib
+    game``."""
     import dataclasses
 
     from ginp2p.files import peers
-    from ginp2p.files.gamefiles import PeerFile, peer_path
 
     try:
         pinned = {p.key: p for p in peers.all()}
@@ -70,10 +67,7 @@ def _as_paired(games: list[GameInfo]) -> list[GameInfo]:
         return games
     out = []
     for g in games:
-        side = peer_path(g.path)
-        key = None
-        with contextlib.suppress(OSError, ValueError):
-            key = PeerFile.load(side).peer_public_key if side.is_file() else None
+        key = g.peer_key
         pin = pinned.get(key) if key is not None else None
         if pin is not None and pin.named and g.opponent not in ("?", "-") \
                 and not peers.same_name(pin.name, g.opponent):  # fmt: skip

@@ -50,6 +50,7 @@ class GameInfo:
     computer: bool = False  # a `play` against the computer (the host's file of it)
     player: str = "human"  # who plays this side on a resume: "human" or "bot"
     note: str = ""  # what was not read, and why: a `.peer` that is a pipe, say
+    peer_key: bytes | None = None  # the other player's key, as the `.peer` keeps it
 
 
 def rules_accepted(path: Path) -> bool:
@@ -338,8 +339,9 @@ def list_games(directory: Path) -> list[GameInfo]:
         role = side.role if side is not None else "?"
         computer = side is not None and side.role == "host" and bool(side.computer_game)
         player = side.player if side is not None else "human"
+        key = side.peer_public_key if side is not None else None
         out.append(GameInfo(path, date, role, opponent, preset, result, changes, unfinished,
-                            computer, player, note))  # fmt: skip
+                            computer, player, note, key))  # fmt: skip
     audits.save({p.name for p in paths})
     return out
 

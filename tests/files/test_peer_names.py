@@ -242,17 +242,15 @@ def test_no_hiding_character_of_a_name_reaches_a_screen(first: str, later: str,
 def test_games_name_an_opponent_as_paired_beside_the_name_it_played_under(
         tmp_path: Path) -> None:  # fmt: skip
     from ginp2p.cli.records import _as_paired, _games_table
-    from ginp2p.files.gamefiles import PeerFile, peer_path
     from ginp2p.files.games import GameInfo
-    from ginp2p.proto.keytext import key_to_text
 
     peers.pin(MALLORY, "Mallory")
     peers.pin(ALICE, "Alice")
     games = []
     for n, (key, said) in enumerate([(MALLORY, "Alice"), (ALICE, "Alice"), (STRANGER, "Zed")]):
-        path = tmp_path / f"2025010{n}-120000-guest.ginlog"
-        PeerFile("guest", "Me", peer_key=key_to_text(key)).save(peer_path(path))
-        games.append(GameInfo(path, f"2025-01-0{n} 12:00", "guest", said, "classic", "won"))
+        path = tmp_path / f"2025010{n}-120000-guest.ginlog"  # (its .peer keeps the key)
+        games.append(GameInfo(path, f"2025-01-0{n} 12:00", "guest", said, "classic", "won",
+                              peer_key=key))  # fmt: skip
     assert [g.opponent for g in _as_paired(games)] == ["Mallory", "Alice", "Zed"]
     table = "\n".join(_games_table(_as_paired(games), 80))
     assert "Mallory   classic" in table
