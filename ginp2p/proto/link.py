@@ -11,7 +11,7 @@ messages:
   goes out one entry per message.
 * The peer protocol version, carried by every ``have``: a peer that speaks another
   one ends a game not yet begun, and is ignored (said once) in a game it has already
-  spoken ours in.
+  spoken ours in (a `have` of ours, or an entry that acks one of ours).
 * ``bye``: the other side leaves. Its reason is its own words, never a command: only
   the state of this side's log says what leaving means. A bye before the other side
   wrote anything ends a game never begun; after that it ends nothing (it paused, it
@@ -269,7 +269,7 @@ class Link:
         return [PeerLeft(frame.reason, self._leaving(frame.reason, finishing))]
 
     def _on_have(self, frame: HaveFrame, now: float) -> list[LinkOutput]:
-        if frame.version != self.version and self.version_ok:
+        if frame.version != self.version and (self.version_ok or self._answered_us()):
             return [VersionIgnored(frame.version, self.version)]
         out: list[LinkOutput] = []
         if frame.version != self.version:
@@ -285,6 +285,15 @@ class Link:
         if frame.reply:
             out.append(SendFrame(self.tell(now)))
         return out
+
+    def _answered_us(self) -> bool:
+        """Whether the other side has written an entry that acks one of ours: it read
+        our protocol, whatever version a `have` of its names afterwards (a peer that
+        plays by entries alone and then names another version would only be stopping
+        us to claim the match)."""
+        p = self.proto
+        n = p.have()[p.opponent]
+        return any(e.ack_seq > 0 for e in p.log.at(p.opponent, n)) if n else False
 
     def _leaving(self, reason: str, finishing: bool) -> Leaving:
         """What a bye means, from this side's log; ``reason`` (the other side's words)

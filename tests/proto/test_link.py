@@ -280,3 +280,27 @@ def test_connections_come_and_go() -> None:
     assert link.up
     assert link.disconnected() and not link.disconnected(), "down once"
     assert not link.up
+
+
+@pytest.mark.parametrize("victim", [HOST, GUEST])
+def test_a_peer_that_plays_by_entries_alone_cannot_stop_the_game_by_naming_a_version(
+        victim: int) -> None:  # fmt: skip
+    """A link made before the game (as the session makes it) that never heard a `have`
+    of our version: the other side plays by entries alone, then names another version.
+    Its entries ack ours, so it speaks our protocol: the `have` is its words, ignored
+    (the session stopped with "version mismatch", leaving a player who owed a move away
+    while the sender claimed). Before it answered anything of ours, a `have` of another
+    version still stops the game: two honest versions that cannot play together."""
+    rng = random.Random(1)
+    host, guest = make_pair(get_preset("classic"), rng)
+    fake = FakeLink(host, guest, rng, players=(None, None))
+    link = Link(fake.sides[victim].proto)
+    fresh = Link(fake.sides[victim].proto)
+    assert isinstance(fresh.receive(HaveFrame(OTHER_VERSION, 0, 0, True), 0.0)[-1],
+                      VersionMismatch)  # fmt: skip
+    fake.start()
+    settle(fake)
+    assert not link.version_ok and fake.sides[victim].proto.have()[1 - victim] > 0
+    assert link.receive(HaveFrame(OTHER_VERSION, 0, 0, True), 1.0) == [
+        VersionIgnored(OTHER_VERSION, NET_VERSION)
+    ]
