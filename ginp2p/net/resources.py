@@ -66,16 +66,15 @@ def forget_strangers(table: dict[bytes, Any], pinned: set[bytes]) -> None:
 
 
 def to_shed(open_fds: Iterable[int], heard: Collection[int], keep: Collection[int]) -> int | None:
-    """The connection a host past MAX_CONNECTIONS closes, oldest first: one nothing was
-    heard on (an idle stranger's, a greeting never finished); else one not in ``keep``
-    (the partner's, and those of guests pairing now, go last); else any but the first
-    of ``keep`` (the partner's)."""
-    fds = list(open_fds)
-    partner = next(iter(keep), None)
-    silent = [fd for fd in fds if fd not in heard]
-    unkept = [fd for fd in fds if fd not in keep]
-    others = [fd for fd in fds if fd != partner]
-    return next(iter(silent or unkept or others), None)
+    """The connection a host past MAX_CONNECTIONS closes, oldest first, never the one just
+    accepted (the last of ``open_fds``: it has had no time to speak, and may be the
+    friend's): one nothing was heard on (an idle stranger's, a greeting never finished);
+    else any but those in ``keep`` (the partner's). A guest that is pairing goes after
+    the silent ones; a stranger's pairing requests buy its connections nothing more."""
+    older = list(open_fds)[:-1]
+    silent = [fd for fd in older if fd not in heard]
+    unkept = [fd for fd in older if fd not in keep]
+    return next(iter(silent or unkept), None)
 
 
 def raise_open_files_limit(want: int = OPEN_FILES) -> None:

@@ -476,10 +476,9 @@ class HostEndpoint(_Endpoint):
             self.events.put_nowait(Rejected(None, BROKEN_HANDSHAKE))
 
     def _shed(self) -> None:
-        """Close one connection: a silent one first, the partner's and pairing ones last."""
-        pairing = self._pairing_fds.values()
+        """Close one connection: a silent one first, the partner's never (:func:`to_shed`)."""
         partner = [self._fds[self.partner]] if self.partner in self._fds else []
-        fd = to_shed(self._open, {*self._fds.values(), *pairing}, [*partner, *pairing])
+        fd = to_shed(self._open, {*self._fds.values(), *self._pairing_fds.values()}, partner)
         if fd is not None:
             del self._open[fd]
             self.shed += shut(fd, self.port)

@@ -150,6 +150,60 @@ def test_a_flood_of_idle_connections_leaves_a_guest_that_is_pairing_alone(
     asyncio.run(main())
 
 
+def test_a_strangers_pairing_requests_keep_no_connection_from_the_friend(
+    tmp_path: Path,
+) -> None:
+    """While the host pairs, MAX_CONNECTIONS connections of throwaway keys each sent one
+    junk pairing request: kept as "pairing", they left the paired friend's new connection
+    (silent when accepted) the one closed, again and again. The connection just accepted
+    is never the one closed, and a stranger's pairing requests do not keep its own."""
+    import nacl.public
+    import zmq
+    import zmq.asyncio
+    from zmq.utils import z85
+
+    from ginp2p.proto.frames import PairFrame, encode_frame
+
+    h, g = (load_or_create_identity(tmp_path / n) for n in "hg")
+
+    async def main() -> None:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pinned=[g.curve_public_key], pairing=True)  # fmt: skip
+        port = await host.start()
+        friend = GuestEndpoint(g.curve_public_key, g.curve_secret_key, h.curve_public_key,
+                               "127.0.0.1", port)  # fmt: skip
+        ctx = zmq.asyncio.Context()
+        flood: list[zmq.asyncio.Socket] = []
+        try:
+            for _ in range(MAX_CONNECTIONS):
+                key = nacl.public.PrivateKey.generate()
+                s = ctx.socket(zmq.DEALER)
+                s.linger = 0
+                s.curve_publickey = z85.encode(bytes(key.public_key))
+                s.curve_secretkey = z85.encode(bytes(key))
+                s.curve_serverkey = z85.encode(h.curve_public_key)
+                s.connect(f"tcp://127.0.0.1:{port}")
+                await s.send_multipart(encode_frame(PairFrame(b"junk")))
+                flood.append(s)
+            await until(lambda: len(host._pairing_fds) >= MAX_CONNECTIONS - 1, "flood heard",
+                        guard=20)  # fmt: skip
+            await friend.start()
+            await until(lambda: friend.connected, "friend connected")
+            have = HaveFrame(NET_VERSION, 0, 0, True)
+            assert await friend.send(have)
+            while (got := await next_event(host, Received)).peer != g.curve_public_key:
+                assert isinstance(got.frame, PairFrame)  # (the flood's, passed over)
+            assert got == Received(have, g.curve_public_key)
+        finally:
+            for s in flood:
+                s.close(linger=0)
+            ctx.term()
+            for ep in (friend, host):
+                await ep.close()
+
+    asyncio.run(main())
+
+
 def test_the_paired_players_flood_of_connections_leaves_its_game_connection(
     tmp_path: Path,
 ) -> None:
