@@ -69,10 +69,12 @@ def _as_paired(games: list[GameInfo]) -> list[GameInfo]:
     for g in games:
         key = g.peer_key
         pin = pinned.get(key) if key is not None else None
-        if pin is not None and pin.named and g.opponent not in ("?", "-") \
-                and not peers.same_name(pin.name, g.opponent):  # fmt: skip
-            said = f"{pin.name} ({pin.fingerprint}) called itself {g.opponent} in this game"
-            g = dataclasses.replace(g, opponent=pin.name,
+        if pin is not None and g.opponent not in ("?", "-") \
+                and not (pin.named and peers.same_name(pin.name, g.opponent)):  # fmt: skip
+            # (unnamed: a key whose first name was another pin's, never shown as that one)
+            own = pin.name if pin.named else "unnamed"
+            said = f"{own} ({pin.fingerprint}) called itself {g.opponent} in this game"
+            g = dataclasses.replace(g, opponent=own,
                                     note="; ".join(filter(None, (g.note, said))))  # fmt: skip
         out.append(g)
     return out

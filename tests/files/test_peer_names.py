@@ -247,11 +247,14 @@ def test_games_name_an_opponent_as_paired_beside_the_name_it_played_under(
     peers.pin(MALLORY, "Mallory")
     peers.pin(ALICE, "Alice")
     games = []
-    for n, (key, said) in enumerate([(MALLORY, "Alice"), (ALICE, "Alice"), (STRANGER, "Zed")]):
+    peers.pin(STRANGER, "Alice")  # paired by a code, first named as another pin is
+    for n, (key, said) in enumerate([(MALLORY, "Alice"), (ALICE, "Alice"), (STRANGER, "Alice"),
+                                     (bytes(32), "Zed")]):  # (not paired)  # fmt: skip
         path = tmp_path / f"2025010{n}-120000-guest.ginlog"  # (its .peer keeps the key)
         games.append(GameInfo(path, f"2025-01-0{n} 12:00", "guest", said, "classic", "won",
                               peer_key=key))  # fmt: skip
-    assert [g.opponent for g in _as_paired(games)] == ["Mallory", "Alice", "Zed"]
+    assert [g.opponent for g in _as_paired(games)] == ["Mallory", "Alice", "unnamed", "Zed"]
     table = "\n".join(_games_table(_as_paired(games), 80))
     assert "Mallory   classic" in table
     assert f"(Mallory ({fingerprint(MALLORY)}) called itself Alice in this game)" in table
+    assert f"(unnamed ({fingerprint(STRANGER)}) called itself Alice in this game)" in table
