@@ -140,8 +140,9 @@ class Turn(Protocol):
         ...
 
     @property
-    def signed_names(self) -> tuple[str, str]:
-        """The players' names as their hellos gave them ("" before a hello)."""
+    def opponent_name(self) -> str:
+        """The other player as this player knows it (its pin's name, the hello's beside
+        it where they differ)."""
         ...
 
     def hand(self) -> HandState | None:
@@ -486,7 +487,7 @@ def parse_command(text: str, seat: Turn) -> Command | str:
                            "the commands)")  # fmt: skip
     if not seat.my_turn:
         owed = seat.owed
-        who = seat.signed_names[1 - seat.me] or "the other player"
+        who = seat.opponent_name or "the other player"
         raise CommandError(
             f"not your move: waiting for {who}: {owed}" if owed else "not your move now"
         )
