@@ -124,6 +124,7 @@ class ConnectionSide(SessionCore):
     _told_forgot = False  # that the other side says it does not know our key
     _told_turned_away = False  # that the host turned a connection of a game away
     _greet = False  # a link is up, and "connected to NAME" not yet said
+    _opponent_curve: tuple[bytes, bytes] | None = None  # its key, and its connection key
     _handshake_failures = 0  # guest: connections that did not get through
     verbose = False  # -v: the network's own words too (a greeting broken off, say)
 
@@ -136,6 +137,8 @@ class ConnectionSide(SessionCore):
                 self._told_moved = True  # once until the link is up again
                 self.say(moved_words(ep, self.opponent_name, self.game_path, ev.for_s))
             return
+        if isinstance(ev, Received | LinkUp | LinkDown) and not self._from_opponent(ev.peer):
+            return  # another paired player, admitted while the host paired: not this game's
         if isinstance(ev, Received):
             self.stats.frames_in += 1
             await self._on_frame(ev.frame, ev.peer)
@@ -182,6 +185,19 @@ class ConnectionSide(SessionCore):
             self._end(1, "error", turned_away_words(pinned is not None))
         elif first and self._handshake_failures >= 2:
             self._end(1, "error", f"cannot join: {ev.reason}")
+
+    def _from_opponent(self, curve: bytes | None) -> bool:
+        """Whether a connection key is the other player's (True while either is not
+        known: a host before its guest's hello or pin, a link event without a key)."""
+        key = self.proto.log.key(self.proto.opponent)
+        if key is None or curve is None:
+            return True
+        if self._opponent_curve is None or self._opponent_curve[0] != key:
+            try:
+                self._opponent_curve = (key, curve_key(key))
+            except (ValueError, RuntimeError):  # no curve point: it cannot connect at all
+                return False
+        return self._opponent_curve[1] == curve
 
     def _sender(self, curve: bytes) -> str:
         """Who sent a message, from its connection key: the other player, a player

@@ -103,9 +103,17 @@ def _session(proto: PeerProtocol, said: list[str]) -> Any:
     return Session(proto, _Endpoint(), _Player(), None, None, out=said.append)  # type: ignore[arg-type]
 
 
-def _wire_bye(reason: str) -> Received:
-    """A bye exactly as a hostile peer puts it on the wire, decoded as the endpoint does."""
-    return Received(decode_frame([msgpack.packb(["bye", reason])]), b"p" * 32)
+def _wire_bye(reason: str, sender: bytes | None = None) -> Received:
+    """A bye exactly as a hostile peer puts it on the wire, decoded as the endpoint does:
+    from the connection of ``sender`` (its signing key: the host's)."""
+    return Received(decode_frame([msgpack.packb(["bye", reason])]), _from(sender))
+
+
+def _from(sender: bytes | None) -> bytes:
+    """The connection key of a peer with this signing key (an unknown one: any key)."""
+    from ginp2p.net.transport import curve_key
+
+    return curve_key(sender) if sender is not None else b"p" * 32
 
 
 def test_a_hosts_bye_cannot_write_escapes_to_the_guests_screen() -> None:
@@ -116,7 +124,7 @@ def test_a_hosts_bye_cannot_write_escapes_to_the_guests_screen() -> None:
                          name="Bob", peer_key=host_key)  # fmt: skip
     said: list[str] = []
     session = _session(guest, said)
-    asyncio.run(session._on_net(_wire_bye(EVIL_BYE)))
+    asyncio.run(session._on_net(_wire_bye(EVIL_BYE, host_key)))
     shown = session.result.message
     assert shown.endswith("closed the game before it began: \ufffd[2J\ufffd]0;pwned\ufffd bye")
     assert not any(map(_unsafe, shown + "".join(said)))
@@ -172,10 +180,11 @@ def test_a_hello_name_with_a_bidi_override_shows_as_fffd_on_the_table_and_the_li
     assert guest.proto.table.names[HOST] == "Ann\ufffdevil"
     said: list[str] = []
     session = _session(guest.proto, said)
-    asyncio.run(session._on_net(LinkUp(b"p" * 32)))
+    host_key = guest.proto.log.key(HOST)
+    asyncio.run(session._on_net(LinkUp(_from(host_key))))
     assert said == ["connected to Ann\ufffdevil"]
     assert event_words(session.seat, Chatted(HOST, "hi"), terse=False) == "Ann\ufffdevil: hi"
-    asyncio.run(session._on_net(_wire_bye(EVIL_BYE)))
+    asyncio.run(session._on_net(_wire_bye(EVIL_BYE, host_key)))
     assert said[-1].startswith("Ann\ufffdevil left (\ufffd[2J\ufffd]0;pwned\ufffd bye)")
     assert not any(map(_unsafe, "".join(said)))
     # pinned under the name its hello gave, as every listing of the pins shows it

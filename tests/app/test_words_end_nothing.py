@@ -37,3 +37,31 @@ def test_a_host_that_turns_a_game_under_way_away_ends_nothing(games: Games) -> N
         assert_same_and_clean(h.path, g.path)
 
     games.run(main())
+
+
+def test_a_host_hears_only_its_guest_once_it_is_known() -> None:
+    """While the host pairs, every paired player is admitted: frames and link events of
+    another one (Mallory) still queued when Bob became the guest reached Bob's game, and
+    her bye before Bob's hello ended it as "your guest turned your game down". Only the
+    guest's connection speaks for the game now."""
+    import asyncio
+    import random
+
+    import nacl.signing
+
+    from ginp2p.proto.entry import HOST
+    from ginp2p.proto.protocol import PeerProtocol
+    from tests.app.test_peer_text import _from, _session, _wire_bye
+
+    bob, mallory = (bytes(nacl.signing.SigningKey.generate().verify_key) for _ in "bm")
+    from ginp2p.game.rules import get_preset
+
+    host = PeerProtocol(HOST, nacl.signing.SigningKey.generate(), random.randbytes,
+                        name="Hosta", rules=get_preset("classic"), peer_key=bob)  # fmt: skip
+    said: list[str] = []
+    session = _session(host, said)
+    asyncio.run(session._on_net(_wire_bye("no", mallory)))
+    assert session.result is None, "Mallory's bye is not Bob's"
+    assert _from(mallory) != _from(bob)
+    asyncio.run(session._on_net(_wire_bye("no", bob)))
+    assert session.result is not None and session.result.code == 1, "Bob's is"
