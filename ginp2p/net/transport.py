@@ -324,12 +324,14 @@ class HostEndpoint(_Endpoint):
         forget_strangers(self._routes, self.pinned)
 
     def paired_with(self, key: bytes) -> None:
-        """Pairing is over: only ``key`` may connect from now on, and the routes of the
-        keys that tried to pair are forgotten (a stranger's cost nothing after this)."""
-        self.pinned = {key}
-        self.pairing = False
-        self._routes = {k: r for k, r in self._routes.items() if k == key}
-        self._connections = {k: n for k, n in self._connections.items() if k == key}
+        """Pairing is over: only ``key`` may connect from now on, and what the host knew
+        of every other key (routes, connections, the partner heard last) is forgotten."""
+        self.pinned, self.pairing, self._pairing_fds = {key}, False, {}
+        self.partner = key if self.partner == key else None
+        self._up, self.connected = self._up & {key}, key in self._up
+        for table in (self._routes, self._connections, self._fds):
+            for other in [k for k in table if k != key]:
+                del table[other]
 
     def unpin(self, key: bytes) -> None:
         """Forget a key: its frames are dropped and ZAP refuses its next connection.

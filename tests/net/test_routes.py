@@ -19,9 +19,9 @@ from zmq.utils import z85
 from ginp2p.files.identity import Identity, load_or_create_identity
 from ginp2p.net.endpoint import LinkDown, LinkUp, Received
 from ginp2p.net.transport import GuestEndpoint, HostEndpoint
-from ginp2p.proto.frames import PairFrame, decode_frame, encode_frame
+from ginp2p.proto.frames import NET_VERSION, HaveFrame, PairFrame, decode_frame, encode_frame
 from tests.net import next_event
-from tests.processes import GUARD
+from tests.processes import GUARD, until
 
 
 def _stranger(ctx: zmq.asyncio.Context, x: Identity, h: Identity, routing_id: bytes,
@@ -130,5 +130,46 @@ def test_a_frame_of_another_key_on_a_keys_route_takes_that_route_away(tmp_path: 
                     s.close(linger=0)
             ctx.term()
             await host.close()
+
+    asyncio.run(main())
+
+
+def test_once_paired_with_its_guest_the_host_forgets_the_other_paired_player(
+    tmp_path: Path,
+) -> None:
+    """While pairing, every paired key is admitted: Mallory, heard last, stayed the
+    host's partner (its sends went to her) and her connection's end was told as the
+    game's link going down. Once Bob is the guest, nothing of hers is kept."""
+    h, bob, mallory = (load_or_create_identity(tmp_path / n) for n in ("h", "b", "m"))
+
+    async def main() -> None:
+        host = HostEndpoint(h.curve_public_key, h.curve_secret_key, bind="127.0.0.1",
+                            pinned=[bob.curve_public_key, mallory.curve_public_key],
+                            pairing=True)  # fmt: skip
+        port = await host.start()
+        guests = [GuestEndpoint(x.curve_public_key, x.curve_secret_key, h.curve_public_key,
+                                "127.0.0.1", port) for x in (bob, mallory)]  # fmt: skip
+        have = HaveFrame(NET_VERSION, 0, 0, True)
+        try:
+            for g, x in zip(guests, (bob, mallory), strict=True):
+                await g.start()
+                await until(lambda g=g: g.connected, "connected")
+                assert await g.send(have)
+                while (await next_event(host, Received)).peer != x.curve_public_key:
+                    pass
+            assert host.partner == mallory.curve_public_key  # heard last
+            host.paired_with(bob.curve_public_key)
+            assert host.partner is None, "not Mallory any more"
+            await guests[1].close()
+            assert await guests[0].send(have)
+            await next_event(host, Received)  # Bob's: he is the partner again
+            assert host.partner == bob.curve_public_key
+            assert await host.send(have)
+            assert await next_event(guests[0], Received) == Received(have, h.curve_public_key)
+            left = [host.events.get_nowait() for _ in range(host.events.qsize())]
+            assert not [e for e in left if isinstance(e, LinkDown)], left
+        finally:
+            for ep in (*guests, host):
+                await ep.close()
 
     asyncio.run(main())
