@@ -108,7 +108,11 @@ class Peer:
 #: read before case is dropped, small letters after: "Аlice" with a Cyrillic А is
 #: Alice to a reader (:func:`name_key`).
 _LIKE_CAPITALS = str.maketrans("АВЕКМНОРСТХЅІЈУΑΒΕΖΗΙΚΜΝΟΡΤΥΧ", "ABEKMHOPCTXSIJYABEZHIKMNOPTYX")
-_LIKE_SMALL = str.maketrans("асԁеһіјӏорԛѕսѵԝхуᴢαικνορυχ", "acdehijlopqsuvwxyzaikvopux")
+_LIKE_SMALL = str.maketrans("асԁеһіјӏорԛѕսѵԝхуᴢαικνορυχɑʟ", "acdehijlopqsuvwxyzaikvopuxal")
+#: Letters, digits and pairs a screen draws alike in Latin itself: I l 1 | (and i, once
+#: case is dropped), 0 O, rn m, vv w.
+_LIKE_LATIN = str.maketrans("i1|ı0", "llllo")
+_LIKE_PAIRS = (("rn", "m"), ("vv", "w"))
 #: Characters that draw nothing (fillers, the blank braille cell) beyond the format and
 #: combining characters :func:`name_key` drops by their category.
 _BLANK = frozenset("\u115f\u1160\u3164\uffa0\u2800")
@@ -118,10 +122,10 @@ def name_key(name: str) -> str:
     """A name as a reader tells it from another: compatibility forms unfolded (full-width
     letters, ligatures), accents, invisible and format characters (joiners, variation
     selectors, bidi controls), blanks and case dropped, and letters of other scripts
-    drawn like Latin ones read as those. Two names with one key could be taken for each
-    other on a screen.
+    drawn like Latin ones read as those, as are Latin letters and digits drawn alike (I
+    l 1, 0 O, rn m). Two names with one key could be taken for each other on a screen.
 
-    >>> name_key("Al\u200dice") == name_key("\u0410lice") == name_key("ＡＬＩＣＥ") == "alice"
+    >>> name_key("Al\u200dice") == name_key("\u0410lice") == name_key("AIice") == "allce"
     True
     >>> name_key("Renée") == name_key("Rene\u0301e")
     True
@@ -131,7 +135,11 @@ def name_key(name: str) -> str:
         if unicodedata.category(c)[0] not in "CZ" and unicodedata.category(c) not in ("Mn", "Me")
         and c not in _BLANK
     )  # fmt: skip
-    return "".join(drawn).translate(_LIKE_CAPITALS).casefold().translate(_LIKE_SMALL)
+    key = "".join(drawn).translate(_LIKE_CAPITALS).casefold().translate(_LIKE_SMALL)
+    key = key.translate(_LIKE_LATIN)
+    for pair, drawn_as in _LIKE_PAIRS:
+        key = key.replace(pair, drawn_as)
+    return key
 
 
 def same_name(a: str, b: str) -> bool:

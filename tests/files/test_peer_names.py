@@ -150,6 +150,7 @@ def test_the_lan_list_names_a_paired_host_as_paired_and_says_a_stranger_is_not_t
     "Alice\u3164", "Alice\u2800",  # a Hangul filler, a blank braille cell
     "\uff21lice",  # a full-width A
     " ALICE ",
+    "AIice", "A1ice", "Al\u0131ce", "\u0251lice",  # a capital I, a one, a dotless i, an alpha
 ])  # fmt: skip
 def test_a_name_drawn_like_a_paired_one_is_told_apart_and_never_names_a_pin(
         look_alike: str) -> None:  # fmt: skip
@@ -167,6 +168,7 @@ def test_a_name_drawn_like_a_paired_one_is_told_apart_and_never_names_a_pin(
     assert not pinned.named and pinned.title.startswith("unnamed (calls itself "), pinned
     assert peers.pin(ALICE, look_alike).title == "Alice", "its own name, drawn otherwise"
     assert not peers.same_name("Alice", "Alicia") and not peers.same_name("Al", "Alice")
+    assert peers.same_name("Sam", "Sarn") and not peers.same_name("Sam", "Tom")
 
 
 def test_joining_a_stranger_under_a_paired_name_warns_before_joining(
